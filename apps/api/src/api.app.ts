@@ -1,0 +1,56 @@
+import { Metrics } from '@app/observability';
+import { Runtime } from '@app/platform';
+import { DynamicModule, INestApplication, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { NextFunction, Request, Response } from 'express';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { ProblemDto } from './http/problem';
+import { createValidationPipe } from './http/validation.pipe';
+
+export const BODY_LIMIT = '1mb';
+
+function metricsMiddleware(metrics: Metrics) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const start = process.hrtime.bigint();
+    res.on('finish', () => {
+      const route = (req.route?.path as string | undefined) ?? (res.statusCode === 404 ? 'unmatched' : req.path);
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      metrics.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
+      metrics.httpDuration.observe({ method: req.method, route }, seconds);
+    });
+    next();
+  };
+}
+
+/** Builds the HTTP application (not yet listening): used by `main.ts` and by the end-to-end tests. */
+export async function createApiApp(runtime: Runtime, extra: (Type | DynamicModule)[] = []): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(runtime, extra), {
+    bufferLogs: true,
+    bodyParser: false,
+  });
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(metricsMiddleware(runtime.metrics));
+  app.useBodyParser('json', { limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  app.useGlobalPipes(createValidationPipe());
+  if (runtime.config.corsOrigins.length > 0) app.enableCors({ origin: runtime.config.corsOrigins });
+
+  const doc = new DocumentBuilder()
+    .setTitle('MCP Registry')
+    .setDescription(
+      'The registry of every MCP server a platform can reach: register servers by kind, follow their discovery, ' +
+        'and find and call their tools. Every /api/v1 and /mcp request carries `Authorization: Bearer <key>`: ' +
+        'the admin key or a tenant key. Errors are RFC 9457 problem+json.',
+    )
+    .setVersion('1')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The admin key or a tenant API key' })
+    .build();
+  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc, { extraModels: [ProblemDto] }), {
+    jsonDocumentUrl: 'docs-json',
+  });
+  return app;
+}

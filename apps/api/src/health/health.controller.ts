@@ -1,0 +1,29 @@
+import { Controller, Get, HttpCode, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { LivenessDto, ReadinessDto } from './health.dto';
+import { HealthService } from './health.service';
+
+@ApiTags('health')
+@Controller()
+export class HealthController {
+  constructor(private readonly health: HealthService) {}
+
+  @Get(['health/live', 'api/v1/health/live'])
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Liveness: the process serves HTTP' })
+  @ApiOkResponse({ type: LivenessDto })
+  live(): LivenessDto {
+    return { status: 'ok' };
+  }
+
+  @Get(['health/ready', 'api/v1/health/ready'])
+  @ApiOperation({ summary: 'Readiness: the database and the job queue answer' })
+  @ApiOkResponse({ type: ReadinessDto })
+  @ApiServiceUnavailableResponse({ type: ReadinessDto, description: 'A dependency is down' })
+  async ready(@Res({ passthrough: true }) res: Response): Promise<ReadinessDto> {
+    const result = await this.health.readiness();
+    res.status(result.status === 'ok' ? 200 : 503);
+    return result;
+  }
+}

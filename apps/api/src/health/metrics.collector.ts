@@ -1,0 +1,37 @@
+import { PrismaClient } from '@app/database';
+import { Metrics } from '@app/observability';
+import { METRICS, PRISMA, QUEUE_CONNECTION } from '@app/platform';
+import { QueueConnection, QueueName } from '@app/queue';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+
+/** Fills the gauges that are read from the database and the queue at scrape time. */
+@Injectable()
+export class MetricsCollector implements OnModuleDestroy {
+  private queue?: ReturnType<QueueConnection['createQueue']>;
+
+  constructor(
+    @Inject(METRICS) private readonly metrics: Metrics,
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(QUEUE_CONNECTION) private readonly queues: QueueConnection,
+  ) {}
+
+  async refresh(): Promise<void> {
+    const groups = await this.prisma.server.groupBy({ by: ['status'], _count: { _all: true } });
+    this.metrics.serversByStatus.reset();
+    for (const status of ['CONNECTED', 'DISCONNECTED', 'ERROR', 'DISCOVERING']) {
+      const g = groups.find((x) => x.status === status);
+      this.metrics.serversByStatus.set({ status }, g?._count._all ?? 0);
+    }
+    try {
+      this.queue ??= this.queues.createQueue(QueueName.Discovery);
+      const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+      for (const [state, n] of Object.entries(counts)) this.metrics.queueDepth.set({ state }, n);
+    } catch {
+      // The queue being down shows on /health/ready; metrics keep the last values.
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.queue?.close().catch(() => undefined);
+  }
+}

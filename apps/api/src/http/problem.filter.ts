@@ -1,0 +1,91 @@
+import { DomainError, RateLimitedError } from '@app/domain';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { PROBLEM_CONTENT_TYPE, ProblemDto, problemType } from './problem';
+
+const TITLES: Record<number, string> = {
+  400: 'Invalid input',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  429: 'Too many requests',
+  500: 'Internal server error',
+  503: 'Service unavailable',
+};
+
+/** Maps every error to an RFC 9457 problem document. A 500 is a bug: logged with an id the client also gets. */
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ProblemFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const res = ctx.getResponse<Response>();
+    const req = ctx.getRequest<Request>();
+    const problem = this.toProblem(exception, req);
+    if (exception instanceof RateLimitedError) res.setHeader('Retry-After', String(exception.retryAfterSeconds));
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+  }
+
+  private toProblem(exception: unknown, req: Request): ProblemDto {
+    if (exception instanceof DomainError) {
+      return {
+        type: problemType(exception.status),
+        title: exception.title,
+        status: exception.status,
+        detail: exception.message,
+        ...(exception.errors ? { errors: exception.errors } : {}),
+      };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      return {
+        type: problemType(status),
+        title: TITLES[status] ?? HttpStatus[status] ?? 'Error',
+        status,
+        detail: this.httpDetail(exception, status, req),
+      };
+    }
+    // body-parser errors arrive as plain errors carrying a status.
+    const e = exception as { status?: number; type?: string; message?: string };
+    if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+      const detail =
+        e.type === 'entity.parse.failed'
+          ? 'the request body is not valid JSON'
+          : e.type === 'entity.too.large'
+            ? 'the request body is too large'
+            : e.type === 'encoding.unsupported' || e.type === 'charset.unsupported'
+              ? 'the request body encoding is not supported'
+              : (e.message ?? 'bad request');
+      return { type: problemType(e.status), title: TITLES[e.status] ?? 'Bad request', status: e.status, detail };
+    }
+    const errorId = randomUUID();
+    this.logger.error({ errorId, err: exception, path: req.path }, 'unhandled error');
+    return {
+      type: problemType(500),
+      title: TITLES[500],
+      status: 500,
+      detail: `an internal error occurred; quote error id ${errorId}`,
+      errorId,
+    };
+  }
+
+  private httpDetail(exception: HttpException, status: number, req: Request): string {
+    if (status === 404 && exception.message.startsWith('Cannot ')) return `no route for ${req.method} ${req.path}`;
+    const body = exception.getResponse();
+    if (typeof body === 'string') return body;
+    const message = (body as { message?: unknown }).message;
+    if (Array.isArray(message)) return message.join('; ');
+    if (typeof message === 'string') return message;
+    return exception.message;
+  }
+}

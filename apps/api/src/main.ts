@@ -1,0 +1,53 @@
+import { loadConfig } from '@app/config';
+import { failStartup, handleShutdownSignals, startRuntime } from '@app/platform';
+import { WorkerModule } from '../../worker/src/worker.module';
+import { createApiApp } from './api.app';
+
+/**
+ * The API process. With WORKER_ENABLED (the default for `npm start`) it also
+ * runs the discovery worker, so one process is a whole registry.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig(process.env, { workerDefault: true });
+  const runtime = await startRuntime(config.workerEnabled ? 'all' : 'api', config);
+  let app;
+  try {
+    app = await createApiApp(runtime, config.workerEnabled ? [WorkerModule.forRoot()] : []);
+    await app.listen(config.port, config.host);
+  } catch (err) {
+    await app?.close().catch(() => undefined);
+    await runtime.close();
+    throw err;
+  }
+  const address = app.getHttpServer().address() as { port: number };
+  const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const base = `http://${hostForUrl === '0.0.0.0' ? '127.0.0.1' : hostForUrl}:${address.port}`;
+  runtime.logger.info(
+    {
+      url: base,
+      docs: `${base}/docs`,
+      database: runtime.embedded ? `embedded (${config.dataDir})` : 'postgresql',
+      queue: runtime.queue.kind,
+      worker: config.workerEnabled,
+    },
+    'registry ready',
+  );
+  const keyWhere = config.adminApiKeyFile ? `in ${config.adminApiKeyFile}` : 'from ADMIN_API_KEY';
+  process.stderr.write(
+    `\nMCP registry listening on ${base}\n  API docs:  ${base}/docs\n  Admin key: ${keyWhere}\n` +
+      `  Database:  ${runtime.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}\n` +
+      `  Queue:     ${runtime.queue.kind === 'redis' ? 'Redis (REDIS_URL)' : 'in the database'}\n` +
+      `  Worker:    ${config.workerEnabled ? 'running in this process' : 'not in this process'}\n\n`,
+  );
+  const started = app;
+  handleShutdownSignals(
+    async () => {
+      await started.close();
+      await runtime.close();
+    },
+    runtime.logger,
+    config.shutdownTimeoutMs,
+  );
+}
+
+main().catch(failStartup);

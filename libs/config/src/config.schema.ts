@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ['true', 'false', '1', '0', 'yes', 'no'].includes(v), 'must be true or false')
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const postgresUrl = z
+  .string()
+  .trim()
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.hostname.length > 0;
+    } catch {
+      return false;
+    }
+  }, 'must be a postgres:// or postgresql:// URL with a host');
+
+const redisUrl = z
+  .string()
+  .trim()
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname.length > 0;
+    } catch {
+      return false;
+    }
+  }, 'must be a redis:// or rediss:// URL with a host');
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL');
+
+const base64Key = z
+  .string()
+  .trim()
+  .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
+
+/** The environment as the process reads it. Every variable is optional here; defaults come after. */
+export const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).optional(),
+  PORT: int(0, 65535).optional(),
+  HOST: z.string().trim().min(1).optional(),
+  DATABASE_URL: postgresUrl.optional(),
+  REDIS_URL: redisUrl.optional(),
+  DATA_DIR: z.string().trim().min(1).optional(),
+  ADMIN_API_KEY: z.string().trim().min(24, 'must be at least 24 characters').optional(),
+  CREDENTIALS_KEY: base64Key.optional(),
+  /** Older keys kept for decryption after a rotation: `id:base64,id:base64`. */
+  CREDENTIALS_KEYS_PREVIOUS: z.string().trim().optional(),
+  MCP_OUTBOUND_ALLOW: z.string().optional(),
+  DISCOVERY_INTERVAL_SECONDS: int(10, 31_536_000).optional(),
+  DISCOVERY_TIMEOUT_MS: int(100, 3_600_000).optional(),
+  DISCOVERY_CONCURRENCY: int(1, 1000).optional(),
+  DISCOVERY_ATTEMPTS: int(1, 20).optional(),
+  WORKER_ENABLED: bool.optional(),
+  EXTERNAL_SERVERS_FILE: z.string().trim().min(1).optional(),
+  PIPEDREAM_CLIENT_ID: z.string().trim().min(1).optional(),
+  PIPEDREAM_CLIENT_SECRET: z.string().trim().min(1).optional(),
+  PIPEDREAM_PROJECT_ID: z.string().trim().min(1).optional(),
+  PIPEDREAM_ENVIRONMENT: z.enum(['development', 'production']).optional(),
+  PIPEDREAM_API_URL: httpUrl.optional(),
+  PIPEDREAM_MCP_URL: httpUrl.optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+  SHUTDOWN_TIMEOUT_MS: int(0, 600_000).optional(),
+  QUEUE_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[a-zA-Z0-9_-]{1,40}$/, 'letters, digits, - and _ only')
+    .optional(),
+  CALL_TIMEOUT_MS: int(100, 3_600_000).optional(),
+  CALL_MAX_TIMEOUT_MS: int(100, 3_600_000).optional(),
+  RATE_LIMIT_PER_MINUTE: int(0, 1_000_000).optional(),
+  CORS_ORIGINS: z.string().optional(),
+});
+
+export type RawEnv = z.infer<typeof envSchema>;

@@ -1,0 +1,179 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { envSchema } from './config.schema';
+
+/** Raised for a bad configuration value: the message names the variable and never its value. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface PipedreamConfig {
+  clientId: string;
+  clientSecret: string;
+  projectId: string;
+  environment: 'development' | 'production';
+  apiUrl: string;
+  mcpUrl: string;
+}
+
+export interface AppConfig {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  /** Unset: the embedded PostgreSQL under dataDir. */
+  databaseUrl?: string;
+  /** Unset: the queue lives in PostgreSQL. */
+  redisUrl?: string;
+  dataDir: string;
+  adminApiKey: string;
+  /** Where a generated admin key is kept, for the start banner; undefined when it came from the environment. */
+  adminApiKeyFile?: string;
+  credentialsKey: { id: string; key: Buffer };
+  previousCredentialsKeys: { id: string; key: Buffer }[];
+  outboundAllow: string[];
+  discovery: {
+    intervalSeconds: number;
+    timeoutMs: number;
+    concurrency: number;
+    attempts: number;
+  };
+  workerEnabled: boolean;
+  externalServersFile?: string;
+  pipedream?: PipedreamConfig;
+  logLevel: string;
+  shutdownTimeoutMs: number;
+  queuePrefix: string;
+  call: { timeoutMs: number; maxTimeoutMs: number; rateLimitPerMinute: number };
+  corsOrigins: string[];
+}
+
+export interface LoadConfigOptions {
+  /** The role's default for WORKER_ENABLED (true for `npm start`, false for `start:api`). */
+  workerDefault?: boolean;
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** A short, stable, non-secret identifier of a key, stored beside each ciphertext. */
+export function keyId(key: Buffer): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 8);
+}
+
+function readOrCreateSecret(dir: string, file: string, make: () => string): { value: string; path: string } {
+  const path = join(dir, file);
+  if (existsSync(path)) return { value: readFileSync(path, 'utf8').trim(), path };
+  mkdirSync(dir, { recursive: true });
+  const value = make();
+  writeFileSync(path, value + '\n', { mode: 0o600, flag: 'wx' });
+  chmodSync(path, 0o600);
+  return { value, path };
+}
+
+/**
+ * Reads and validates the environment once. A bad value throws a ConfigError
+ * naming the variable. In development, missing secrets are generated once and
+ * kept in DATA_DIR; production refuses to run on generated secrets.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): AppConfig {
+  const cleaned: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') cleaned[key] = value;
+  }
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`${name}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  const nodeEnv = e.NODE_ENV ?? 'development';
+  const production = nodeEnv === 'production';
+  const dataDirRaw = e.DATA_DIR ?? './.data';
+  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw);
+
+  let adminApiKey = e.ADMIN_API_KEY;
+  let adminApiKeyFile: string | undefined;
+  if (!adminApiKey) {
+    if (production) throw new ConfigError('ADMIN_API_KEY: required when NODE_ENV=production');
+    const s = readOrCreateSecret(dataDir, 'admin-api-key', () => 'mcpr_admin_' + randomBytes(24).toString('base64url'));
+    adminApiKey = s.value;
+    adminApiKeyFile = s.path;
+  }
+
+  let credentialsKeyB64 = e.CREDENTIALS_KEY;
+  if (!credentialsKeyB64) {
+    if (production) throw new ConfigError('CREDENTIALS_KEY: required when NODE_ENV=production');
+    credentialsKeyB64 = readOrCreateSecret(dataDir, 'credentials-key', () => randomBytes(32).toString('base64')).value;
+    if (Buffer.from(credentialsKeyB64, 'base64').length !== 32) {
+      throw new ConfigError(`CREDENTIALS_KEY: the generated key file in DATA_DIR is damaged`);
+    }
+  }
+  const key = Buffer.from(credentialsKeyB64, 'base64');
+  const previousCredentialsKeys = list(e.CREDENTIALS_KEYS_PREVIOUS).map((entry) => {
+    const material = entry.includes(':') ? entry.slice(entry.indexOf(':') + 1) : entry;
+    const buf = Buffer.from(material, 'base64');
+    if (buf.length !== 32) throw new ConfigError('CREDENTIALS_KEYS_PREVIOUS: each key must be 32 bytes, base64-encoded');
+    return { id: keyId(buf), key: buf };
+  });
+
+  let pipedream: PipedreamConfig | undefined;
+  const pdSet = [e.PIPEDREAM_CLIENT_ID, e.PIPEDREAM_CLIENT_SECRET, e.PIPEDREAM_PROJECT_ID];
+  if (pdSet.some((v) => v !== undefined)) {
+    if (!e.PIPEDREAM_CLIENT_ID) throw new ConfigError('PIPEDREAM_CLIENT_ID: required with the other PIPEDREAM_ variables');
+    if (!e.PIPEDREAM_CLIENT_SECRET) {
+      throw new ConfigError('PIPEDREAM_CLIENT_SECRET: required with the other PIPEDREAM_ variables');
+    }
+    if (!e.PIPEDREAM_PROJECT_ID) throw new ConfigError('PIPEDREAM_PROJECT_ID: required with the other PIPEDREAM_ variables');
+    pipedream = {
+      clientId: e.PIPEDREAM_CLIENT_ID,
+      clientSecret: e.PIPEDREAM_CLIENT_SECRET,
+      projectId: e.PIPEDREAM_PROJECT_ID,
+      environment: e.PIPEDREAM_ENVIRONMENT ?? (production ? 'production' : 'development'),
+      apiUrl: (e.PIPEDREAM_API_URL ?? 'https://api.pipedream.com').replace(/\/+$/, ''),
+      mcpUrl: (e.PIPEDREAM_MCP_URL ?? 'https://remote.mcp.pipedream.net').replace(/\/+$/, ''),
+    };
+  }
+
+  const callTimeoutMs = e.CALL_TIMEOUT_MS ?? 60_000;
+  return {
+    nodeEnv,
+    port: e.PORT ?? 3000,
+    host: e.HOST ?? '127.0.0.1',
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    dataDir,
+    adminApiKey,
+    adminApiKeyFile,
+    credentialsKey: { id: keyId(key), key },
+    previousCredentialsKeys,
+    outboundAllow: list(e.MCP_OUTBOUND_ALLOW),
+    discovery: {
+      intervalSeconds: e.DISCOVERY_INTERVAL_SECONDS ?? 3600,
+      timeoutMs: e.DISCOVERY_TIMEOUT_MS ?? 30_000,
+      concurrency: e.DISCOVERY_CONCURRENCY ?? 16,
+      attempts: e.DISCOVERY_ATTEMPTS ?? 3,
+    },
+    workerEnabled: e.WORKER_ENABLED ?? options.workerDefault ?? true,
+    externalServersFile: e.EXTERNAL_SERVERS_FILE,
+    pipedream,
+    logLevel: e.LOG_LEVEL ?? (nodeEnv === 'test' ? 'warn' : 'info'),
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? 25_000,
+    queuePrefix: e.QUEUE_PREFIX ?? 'mcpr',
+    call: {
+      timeoutMs: callTimeoutMs,
+      maxTimeoutMs: Math.max(e.CALL_MAX_TIMEOUT_MS ?? 300_000, callTimeoutMs),
+      rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE ?? 600,
+    },
+    corsOrigins: list(e.CORS_ORIGINS),
+  };
+}

@@ -1,0 +1,3 @@
+export { EmbeddedPostgres, DataDirLockedError } from './embedded-postgres';
+export { migrate, readMigrations, findMigrationsDir, MigrationError, MigrationFile, MigrateResult } from './migrator';
+export { createPrismaClient, PrismaClient } from './prisma.service';

@@ -1,0 +1,28 @@
+export {
+  ServerKind,
+  ServerStatus,
+  TransportType,
+  KIND_WIRE,
+  STATUS_WIRE,
+  KIND_WIRE_NAMES,
+  STATUS_WIRE_NAMES,
+  parseKind,
+  parseStatus,
+  kindToWire,
+  statusToWire,
+} from './enums';
+export {
+  DomainError,
+  FieldError,
+  InvalidInputError,
+  UnauthenticatedError,
+  ForbiddenError,
+  NotFoundError,
+  ConflictError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  UpstreamError,
+  UpstreamTimeoutError,
+  NotConfiguredError,
+  ServiceUnavailableError,
+} from './errors';

@@ -1,0 +1,2 @@
+export { createLogger, loggerOptions, REDACT_PATHS, Logger } from './logger';
+export { Metrics } from './metrics';

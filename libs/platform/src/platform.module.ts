@@ -1,0 +1,23 @@
+import { APP_CONFIG } from '@app/config';
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { Runtime } from './runtime';
+import { METRICS, PRISMA, QUEUE_CONNECTION, RUNTIME } from './tokens';
+
+/** Hands the resources made at start to Nest's container; they are closed by the process, not by Nest. */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(runtime: Runtime): DynamicModule {
+    return {
+      module: PlatformModule,
+      providers: [
+        { provide: RUNTIME, useValue: runtime },
+        { provide: APP_CONFIG, useValue: runtime.config },
+        { provide: PRISMA, useValue: runtime.prisma },
+        { provide: QUEUE_CONNECTION, useValue: runtime.queue },
+        { provide: METRICS, useValue: runtime.metrics },
+      ],
+      exports: [RUNTIME, APP_CONFIG, PRISMA, QUEUE_CONNECTION, METRICS],
+    };
+  }
+}

@@ -1,0 +1,94 @@
+import { AppConfig } from '@app/config';
+import { createPrismaClient, EmbeddedPostgres, migrate, PrismaClient } from '@app/database';
+import { createLogger, Logger, Metrics } from '@app/observability';
+import { QueueConnection } from '@app/queue';
+import { Client } from 'pg';
+
+export type Role = 'all' | 'api' | 'worker';
+
+/** What a process owns from start to stop: database, queue connection, metrics, logger. */
+export interface Runtime {
+  role: Role;
+  config: AppConfig;
+  logger: Logger;
+  databaseUrl: string;
+  embedded?: EmbeddedPostgres;
+  prisma: PrismaClient;
+  queue: QueueConnection;
+  metrics: Metrics;
+  close(): Promise<void>;
+}
+
+/** Raised when PostgreSQL cannot be reached at start; names the variable and the cause, never the password. */
+export class DatabaseUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+async function checkDatabase(url: string, timeoutMs: number): Promise<void> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
+  const u = new URL(url);
+  const where = `${u.hostname}:${u.port || '5432'}${u.pathname}`;
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code ?? (err as Error).message.split('\n')[0];
+    throw new DatabaseUnavailableError(`DATABASE_URL: cannot reach PostgreSQL at ${where} (${reason})`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Brings up the process's resources in order: the database (embedded when no
+ * DATABASE_URL), pending migrations, the queue connection. Every failure here
+ * is a one-line error for the operator.
+ */
+export async function startRuntime(role: Role, config: AppConfig, logger = createLogger(config.logLevel, role)): Promise<Runtime> {
+  let embedded: EmbeddedPostgres | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    embedded = await EmbeddedPostgres.start(`${config.dataDir}`);
+    databaseUrl = embedded.url;
+    logger.info({ dataDir: config.dataDir }, 'embedded PostgreSQL started');
+  } else {
+    await checkDatabase(databaseUrl, 5000);
+  }
+  try {
+    const result = await migrate(databaseUrl);
+    if (result.applied.length > 0) logger.info({ applied: result.applied }, 'database migrations applied');
+    if (embedded && !config.redisUrl) {
+      // The embedded server's connections share one session, which ignores per-connection startup options.
+      const c = new Client({ connectionString: databaseUrl });
+      await c.connect();
+      await c.query('SET search_path TO bullmq, public');
+      await c.end();
+    }
+    const queue = new QueueConnection({ redisUrl: config.redisUrl, databaseUrl, prefix: config.queuePrefix });
+    await queue.connect();
+    const prisma = createPrismaClient(databaseUrl, embedded ? 4 : 10);
+    const metrics = new Metrics();
+    return {
+      role,
+      config,
+      logger,
+      databaseUrl,
+      embedded,
+      prisma,
+      queue,
+      metrics,
+      async close() {
+        await queue.close(config.shutdownTimeoutMs).catch((err) => logger.warn({ err }, 'queue close failed'));
+        await prisma.$disconnect().catch(() => undefined);
+        await embedded?.stop();
+      },
+    };
+  } catch (err) {
+    await embedded?.stop();
+    throw err;
+  }
+}

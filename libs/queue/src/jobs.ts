@@ -1,0 +1,27 @@
+/** Every queue of the product. */
+export enum QueueName {
+  Discovery = 'discovery',
+}
+
+/** Every job name, across queues. */
+export enum JobName {
+  /** Connect to one server and record what it offers. */
+  Discover = 'discover',
+  /** Rebuild schedules and requeue missed or stranded work from the database. */
+  Sweep = 'sweep',
+}
+
+/** Why a discovery was asked for; recorded on the discovery run. */
+export type DiscoveryTrigger = 'registered' | 'updated' | 'manual' | 'scheduled' | 'list-changed' | 'recovered' | 'startup';
+
+export interface DiscoverJobData {
+  serverId: string;
+  trigger: DiscoveryTrigger;
+}
+
+export type SweepJobData = Record<string, never>;
+
+/** The one union that types every job payload. Payloads never hold a secret. */
+export type JobItem = { name: JobName.Discover; data: DiscoverJobData } | { name: JobName.Sweep; data: SweepJobData };
+
+export type JobOf<N extends JobName> = Extract<JobItem, { name: N }>;

@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// `npm test`: finds the PostgreSQL and Redis to test against (TEST_DATABASE_URL / TEST_REDIS_URL, else the
+// local ones on their standard ports), says which, and runs jest. With neither, tests run on the embedded
+// defaults and the tests that need Redis say that they were skipped and why.
+'use strict';
+const net = require('node:net');
+const { spawnSync } = require('node:child_process');
+
+function answers(host, port, timeoutMs = 1500) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+async function pick(explicit, fallbackUrl, defaultPort) {
+  if (explicit) return explicit;
+  const ok = await answers('127.0.0.1', defaultPort);
+  return ok ? fallbackUrl : '';
+}
+
+(async () => {
+  const env = { ...process.env };
+  env.TEST_DATABASE_URL = await pick(process.env.TEST_DATABASE_URL, 'postgresql://postgres@127.0.0.1:5432/postgres', 5432);
+  env.TEST_REDIS_URL = await pick(process.env.TEST_REDIS_URL, 'redis://127.0.0.1:6379', 6379);
+  process.stderr.write(
+    `tests: PostgreSQL ${env.TEST_DATABASE_URL ? 'at ' + new URL(env.TEST_DATABASE_URL).host : 'not found: embedded (PGlite)'}; ` +
+      `Redis ${env.TEST_REDIS_URL ? 'at ' + new URL(env.TEST_REDIS_URL).host : 'not found: queue on PostgreSQL, Redis tests skipped'}\n`,
+  );
+  env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --experimental-vm-modules --no-warnings`.trim();
+  const args = ['node_modules/jest/bin/jest.js', ...process.argv.slice(2)];
+  const r = spawnSync(process.execPath, args, { stdio: 'inherit', env });
+  process.exit(r.status ?? 1);
+})();

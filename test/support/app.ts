@@ -1,0 +1,131 @@
+import { AppConfig, loadConfig } from '@app/config';
+import { createLogger } from '@app/observability';
+import { Runtime, startRuntime } from '@app/platform';
+import { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createApiApp } from '../../apps/api/src/api.app';
+import { WorkerModule } from '../../apps/worker/src/worker.module';
+import { createTestDatabase, redisUrl, TestDatabase } from './database';
+
+export interface TestAppOptions {
+  /** Run the discovery worker in the same process (default true). */
+  worker?: boolean;
+  /** Put the queue on Redis when the machine has one (default true); false keeps it in PostgreSQL. */
+  redis?: boolean;
+  /** Extra environment, as the process would read it. */
+  env?: Record<string, string>;
+  /** Share another app's database (a second replica or worker). */
+  database?: TestDatabase;
+  queuePrefix?: string;
+}
+
+export interface HttpResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestApp {
+  baseUrl: string;
+  adminKey: string;
+  config: AppConfig;
+  runtime: Runtime;
+  app: INestApplication;
+  database: TestDatabase;
+  queuePrefix: string;
+  /** Every log line the process wrote so far (to search for leaked secrets). */
+  logs(): string;
+  request<T = any>(
+    method: string,
+    path: string,
+    opts?: { key?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<HttpResult<T>>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real application in this process, on a port of its own, against
+ * this machine's PostgreSQL (a database cloned for the caller) and Redis, or
+ * the embedded defaults where those are absent.
+ */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
+  const dataDir = mkdtempSync(join(tmpdir(), 'mcpr-test-'));
+  const adminKey = 'mcpr_admin_' + randomBytes(18).toString('base64url');
+  const queuePrefix = options.queuePrefix ?? 'mcprt' + randomBytes(4).toString('hex');
+  const useRedis = options.redis !== false && redisUrl() !== undefined;
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    ADMIN_API_KEY: adminKey,
+    CREDENTIALS_KEY: randomBytes(32).toString('base64'),
+    QUEUE_PREFIX: queuePrefix,
+    LOG_LEVEL: 'info',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    ...(database.url ? { DATABASE_URL: database.url } : {}),
+    ...(useRedis ? { REDIS_URL: redisUrl()! } : {}),
+    ...options.env,
+  };
+  const config = loadConfig(env, { workerDefault: options.worker ?? true });
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(chunk.toString());
+      cb();
+    },
+  });
+  const logger = createLogger(config.logLevel, 'test', sink);
+  const runtime = await startRuntime(config.workerEnabled ? 'all' : 'api', config, logger);
+  const app = await createApiApp(runtime, config.workerEnabled ? [WorkerModule.forRoot()] : []);
+  await app.listen(0, '127.0.0.1');
+  const port = (app.getHttpServer().address() as { port: number }).port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let closed = false;
+  return {
+    baseUrl,
+    adminKey,
+    config,
+    runtime,
+    app,
+    database,
+    queuePrefix,
+    logs: () => lines.join(''),
+    async request(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      const key = opts.key === undefined ? adminKey : opts.key;
+      if (key) headers.authorization = `Bearer ${key}`;
+      let body: string | undefined;
+      if (opts.rawBody !== undefined) {
+        body = opts.rawBody;
+        headers['content-type'] ??= 'application/json';
+      } else if (opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers['content-type'] = 'application/json';
+      }
+      const res = await fetch(baseUrl + path, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: res.status, headers: res.headers, body: parsed as any, text };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await runtime.close();
+      if (!options.database) await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
