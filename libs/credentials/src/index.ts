@@ -1,1 +1,1 @@
-export {};
+export { CredentialsCipher, CredentialsDecryptError, CipherKey } from './credentials-cipher';

@@ -26,3 +26,4 @@ export {
   NotConfiguredError,
   ServiceUnavailableError,
 } from './errors';
+export { ToolDefinition, ServerCredentials, ServerRecord, Principal, isAdmin } from './server';

@@ -1,4 +1,5 @@
 import { APP_CONFIG } from '@app/config';
+import { QueueModule } from '@app/queue';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { Runtime } from './runtime';
 import { METRICS, PRISMA, QUEUE_CONNECTION, RUNTIME } from './tokens';
@@ -10,6 +11,7 @@ export class PlatformModule {
   static forRoot(runtime: Runtime): DynamicModule {
     return {
       module: PlatformModule,
+      imports: [QueueModule.forRoot({ attempts: runtime.config.discovery.attempts, backoffMs: 1000 })],
       providers: [
         { provide: RUNTIME, useValue: runtime },
         { provide: APP_CONFIG, useValue: runtime.config },
@@ -17,7 +19,7 @@ export class PlatformModule {
         { provide: QUEUE_CONNECTION, useValue: runtime.queue },
         { provide: METRICS, useValue: runtime.metrics },
       ],
-      exports: [RUNTIME, APP_CONFIG, PRISMA, QUEUE_CONNECTION, METRICS],
+      exports: [QueueModule, RUNTIME, APP_CONFIG, PRISMA, QUEUE_CONNECTION, METRICS],
     };
   }
 }

@@ -1,0 +1,62 @@
+import { ServerKind, ServerStatus, TransportType } from './enums';
+
+/** An MCP tool as discovered: what the registry hands to models. */
+export interface ToolDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+/** Write-only credentials of a server. Never returned, logged, queued or put in an error. */
+export interface ServerCredentials {
+  bearerToken?: string;
+  headers?: Record<string, string>;
+}
+
+/** A registered server as the registry keeps it (credentials only as a presence flag). */
+export interface ServerRecord {
+  id: string;
+  tenantId: string | null;
+  name: string;
+  kind: ServerKind;
+  transport: TransportType;
+  url: string | null;
+  command: string | null;
+  args: string[];
+  env: Record<string, string>;
+  headers: Record<string, string>;
+  hasCredentials: boolean;
+  /** BUILT_IN: the environment variable holding the platform's token. */
+  credentialsEnv: string | null;
+  enabled: boolean;
+  metadata: Record<string, string>;
+  discoveryIntervalSeconds: number | null;
+  appSlug: string | null;
+  accountId: string | null;
+  status: ServerStatus;
+  statusReason: string | null;
+  serverName: string | null;
+  serverTitle: string | null;
+  serverVersion: string | null;
+  protocolVersion: string | null;
+  instructions: string | null;
+  capabilities: Record<string, unknown> | null;
+  toolCount: number;
+  resourceCount: number | null;
+  promptCount: number | null;
+  discoveryRequestedAt: Date | null;
+  lastDiscoveredAt: Date | null;
+  nextDiscoveryAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Who is asking: the platform administrator, or one tenant. Every read and write is scoped by it. */
+export type Principal = { type: 'admin'; keyId: 'admin' } | { type: 'tenant'; tenantId: string; keyId: string };
+
+export function isAdmin(p: Principal): p is { type: 'admin'; keyId: 'admin' } {
+  return p.type === 'admin';
+}

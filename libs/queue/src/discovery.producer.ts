@@ -1,0 +1,54 @@
+import { Injectable, Inject, OnModuleDestroy } from '@nestjs/common';
+import { DiscoveryTrigger, JobItem, JobName, QueueName } from './jobs';
+import { QueueConnection } from './queue-connection';
+
+export const QUEUE_CONNECTION = Symbol('QUEUE_CONNECTION');
+
+/** Retries and backoff of one discovery, from configuration. */
+export interface DiscoveryJobPolicy {
+  attempts: number;
+  /** First retry delay; doubles each attempt, with jitter. */
+  backoffMs: number;
+}
+export const DISCOVERY_JOB_POLICY = Symbol('DISCOVERY_JOB_POLICY');
+
+/**
+ * The only code that adds jobs to the discovery queue: it decides job ids
+ * (one pending discovery per server: a second request while one is queued is
+ * coalesced into it), attempts and backoff.
+ */
+@Injectable()
+export class DiscoveryProducer implements OnModuleDestroy {
+  private queue?: ReturnType<QueueConnection['createQueue']>;
+
+  constructor(
+    @Inject(QUEUE_CONNECTION) private readonly queues: QueueConnection,
+    @Inject(DISCOVERY_JOB_POLICY) private readonly policy: DiscoveryJobPolicy,
+  ) {}
+
+  private get discoveryQueue() {
+    this.queue ??= this.queues.createQueue(QueueName.Discovery);
+    return this.queue;
+  }
+
+  static jobId(serverId: string): string {
+    return `discover-${serverId}`;
+  }
+
+  /** Queues a discovery of one server. Never carries a secret: the worker reads everything else from the database. */
+  async request(serverId: string, trigger: DiscoveryTrigger, delayMs = 0): Promise<void> {
+    const job: JobItem = { name: JobName.Discover, data: { serverId, trigger } };
+    await this.discoveryQueue.add(job.name, job.data, {
+      jobId: DiscoveryProducer.jobId(serverId),
+      attempts: this.policy.attempts,
+      backoff: { type: 'exponential', delay: this.policy.backoffMs, jitter: 0.5 },
+      delay: delayMs > 0 ? delayMs : undefined,
+      removeOnComplete: true,
+      removeOnFail: true,
+    });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.queue?.close().catch(() => undefined);
+  }
+}
