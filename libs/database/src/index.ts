@@ -1,3 +1,4 @@
 export { EmbeddedPostgres, DataDirLockedError } from './embedded-postgres';
 export { migrate, readMigrations, findMigrationsDir, MigrationError, MigrationFile, MigrateResult } from './migrator';
 export { createPrismaClient, PrismaClient } from './prisma.service';
+export { PRISMA } from './tokens';
