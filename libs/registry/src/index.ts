@@ -1,1 +1,20 @@
-export {};
+export {
+  McpServerInfo,
+  SearchToolsInput,
+  SearchToolsResult,
+  ListServersInput,
+  ListServersResult,
+  CallToolInput,
+  CallToolContext,
+  RegistryTools,
+} from './registry-tools';
+export {
+  createRegistryMcpServer,
+  REGISTRY_SERVER_NAME,
+  REGISTRY_SERVER_TITLE,
+  REGISTRY_SERVER_INSTRUCTIONS,
+  SEARCH_TOOLS_DESCRIPTION,
+  GET_SERVER_INFO_DESCRIPTION,
+  LIST_SERVERS_DESCRIPTION,
+  CALL_TOOL_DESCRIPTION,
+} from './registry-mcp-server';
