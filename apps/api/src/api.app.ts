@@ -1,4 +1,4 @@
-import { Metrics } from '@app/observability';
+import { FrameworkQuietLogger, Metrics } from '@app/observability';
 import { Runtime } from '@app/platform';
 import { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -30,8 +30,10 @@ export async function createApiApp(runtime: Runtime, extra: (Type | DynamicModul
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(runtime, extra), {
     bufferLogs: true,
     bodyParser: false,
+    // Idle keep-alive and long-lived streams must not hold the process past SIGTERM.
+    forceCloseConnections: true,
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new FrameworkQuietLogger(app.get(Logger)));
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.use(metricsMiddleware(runtime.metrics));

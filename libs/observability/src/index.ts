@@ -1,2 +1,3 @@
 export { createLogger, loggerOptions, REDACT_PATHS, Logger } from './logger';
 export { Metrics } from './metrics';
+export { FrameworkQuietLogger } from './nest-logger';

@@ -58,7 +58,11 @@ export async function startRuntime(role: Role, config: AppConfig, logger = creat
   } else {
     await checkDatabase(databaseUrl, 5000);
   }
+  let queue: QueueConnection | undefined;
   try {
+    // Redis is checked before migrating, so that a wrong REDIS_URL leaves the database untouched.
+    queue = new QueueConnection({ redisUrl: config.redisUrl, databaseUrl, prefix: config.queuePrefix });
+    await queue.connect();
     const result = await migrate(databaseUrl);
     if (result.applied.length > 0) logger.info({ applied: result.applied }, 'database migrations applied');
     if (embedded && !config.redisUrl) {
@@ -68,10 +72,9 @@ export async function startRuntime(role: Role, config: AppConfig, logger = creat
       await c.query('SET search_path TO bullmq, public');
       await c.end();
     }
-    const queue = new QueueConnection({ redisUrl: config.redisUrl, databaseUrl, prefix: config.queuePrefix });
-    await queue.connect();
     const prisma = createPrismaClient(databaseUrl, embedded ? 4 : 10);
     const metrics = new Metrics();
+    const connected = queue;
     return {
       role,
       config,
@@ -82,12 +85,13 @@ export async function startRuntime(role: Role, config: AppConfig, logger = creat
       queue,
       metrics,
       async close() {
-        await queue.close(config.shutdownTimeoutMs).catch((err) => logger.warn({ err }, 'queue close failed'));
+        await connected.close(config.shutdownTimeoutMs).catch((err) => logger.warn({ err }, 'queue close failed'));
         await prisma.$disconnect().catch(() => undefined);
         await embedded?.stop();
       },
     };
   } catch (err) {
+    await queue?.close(0).catch(() => undefined);
     await embedded?.stop();
     throw err;
   }

@@ -40,6 +40,8 @@ export class QueueConnection {
   private readonly queues: AnyQueue[] = [];
   private readonly workers: AnyWorker[] = [];
   readonly kind: QueueBackendKind;
+  /** The socket error behind a failed connect (ioredis rejects with a generic "Connection is closed"). */
+  private lastRedisError?: Error;
 
   constructor(private readonly options: QueueConnectionOptions) {
     this.kind = options.redisUrl ? 'redis' : 'postgres';
@@ -51,7 +53,9 @@ export class QueueConnection {
         connectTimeout: 5000,
       });
       // Connection errors surface through ping()/readiness; without a listener ioredis would print them.
-      this.redis.on('error', () => undefined);
+      this.redis.on('error', (err: Error) => {
+        this.lastRedisError = err;
+      });
     }
   }
 
@@ -64,7 +68,8 @@ export class QueueConnection {
       await withTimeout(this.redis.ping(), timeoutMs, `no answer within ${timeoutMs} ms`);
     } catch (err) {
       this.redis.disconnect();
-      const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      const cause = (this.lastRedisError ?? err) as NodeJS.ErrnoException;
+      const reason = cause.code ?? cause.message;
       throw new QueueUnavailableError(`REDIS_URL: cannot reach Redis at ${target} (${reason})`);
     }
   }
