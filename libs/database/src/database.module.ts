@@ -1,0 +1,15 @@
+import { Global, Module } from '@nestjs/common';
+import { ApiKeyRepository } from './repositories/api-key.repository';
+import { AuditRepository } from './repositories/audit.repository';
+import { ServerRepository } from './repositories/server.repository';
+import { TenantRepository } from './repositories/tenant.repository';
+
+const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository];
+
+/** The repositories, on the process's one PrismaClient (the PRISMA token comes from the platform module). */
+@Global()
+@Module({
+  providers: REPOSITORIES,
+  exports: REPOSITORIES,
+})
+export class DatabaseModule {}

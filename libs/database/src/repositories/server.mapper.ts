@@ -1,0 +1,74 @@
+import { ServerKind, ServerRecord, ServerStatus, TransportType } from '@app/domain';
+import type { Server, Transport as DbTransport } from '../generated/prisma/client';
+
+const TO_DB: Record<TransportType, DbTransport> = {
+  [TransportType.STREAMABLE_HTTP]: 'STREAMABLE_HTTP',
+  [TransportType.SSE]: 'SSE',
+  [TransportType.STDIO]: 'STDIO',
+  [TransportType.IN_PROCESS]: 'IN_PROCESS',
+};
+const FROM_DB: Record<DbTransport, TransportType> = {
+  STREAMABLE_HTTP: TransportType.STREAMABLE_HTTP,
+  SSE: TransportType.SSE,
+  STDIO: TransportType.STDIO,
+  IN_PROCESS: TransportType.IN_PROCESS,
+};
+
+export function transportToDb(t: TransportType): DbTransport {
+  return TO_DB[t];
+}
+
+export function transportFromDb(t: DbTransport): TransportType {
+  return FROM_DB[t];
+}
+
+function stringRecord(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value)) if (typeof v === 'string') out[k] = v;
+  }
+  return out;
+}
+
+function objectOrNull(value: unknown): Record<string, unknown> | null {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+/** A server row as the domain sees it: credentials reduced to whether there are any. */
+export function toServerRecord(row: Server): ServerRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    name: row.name,
+    kind: row.kind as ServerKind,
+    transport: transportFromDb(row.transport),
+    url: row.url,
+    command: row.command,
+    args: row.args ?? [],
+    env: stringRecord(row.env),
+    headers: stringRecord(row.headers),
+    hasCredentials: row.credentialsCipher !== null || row.credentialsEnv !== null,
+    credentialsEnv: row.credentialsEnv,
+    enabled: row.enabled,
+    metadata: stringRecord(row.metadata),
+    discoveryIntervalSeconds: row.discoveryIntervalSeconds,
+    appSlug: row.appSlug,
+    accountId: row.accountId,
+    status: row.status as ServerStatus,
+    statusReason: row.statusReason,
+    serverName: row.serverName,
+    serverTitle: row.serverTitle,
+    serverVersion: row.serverVersion,
+    protocolVersion: row.protocolVersion,
+    instructions: row.instructions,
+    capabilities: objectOrNull(row.capabilities),
+    toolCount: row.toolCount,
+    resourceCount: row.resourceCount,
+    promptCount: row.promptCount,
+    discoveryRequestedAt: row.discoveryRequestedAt,
+    lastDiscoveredAt: row.lastDiscoveredAt,
+    nextDiscoveryAt: row.nextDiscoveryAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}

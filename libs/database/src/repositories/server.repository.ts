@@ -1,0 +1,192 @@
+import { ServerKind, ServerRecord, ServerStatus, TransportType } from '@app/domain';
+import { Inject, Injectable } from '@nestjs/common';
+import { Prisma, PrismaClient } from '../generated/prisma/client';
+import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
+import { prismaCode, translatePrismaError } from '../prisma-errors';
+import { ownerScopeOf, PLATFORM_SCOPE, ReadScope } from '../scope';
+import { PRISMA } from '../tokens';
+import { toServerRecord, transportToDb } from './server.mapper';
+
+/** Everything a new server row holds; the id is chosen by the caller so credentials can be bound to it. */
+export interface ServerCreate {
+  id: string;
+  tenantId: string | null;
+  name: string;
+  kind: ServerKind;
+  transport: TransportType;
+  url: string | null;
+  command: string | null;
+  args: string[];
+  env: Record<string, string>;
+  headers: Record<string, string>;
+  /** AES-256-GCM envelope (CredentialsCipher), never the plaintext. */
+  credentialsCipher: string | null;
+  credentialsEnv: string | null;
+  enabled: boolean;
+  metadata: Record<string, string>;
+  discoveryIntervalSeconds: number | null;
+  appSlug: string | null;
+  accountId: string | null;
+  status: ServerStatus;
+  statusReason: string | null;
+  discoveryRequestedAt: Date | null;
+}
+
+/** The registration fields a change may touch (owner and kind never change). */
+export type ServerChange = Partial<Omit<ServerCreate, 'id' | 'tenantId' | 'kind'>>;
+
+export interface ServerFilter {
+  kinds?: ServerKind[];
+  status?: ServerStatus;
+  /** Case-insensitive substring of the name or of what the server calls itself. */
+  q?: string;
+}
+
+/** The stored secret material of one server, for the connector only. */
+export interface StoredCredentials {
+  credentialsCipher: string | null;
+  credentialsEnv: string | null;
+}
+
+const LIST = 'servers';
+
+function visibleTo(scope: ReadScope): Prisma.ServerWhereInput {
+  return scope.type === 'admin' ? {} : { OR: [{ tenantId: null }, { tenantId: scope.tenantId }] };
+}
+
+function escapeLike(q: string): string {
+  return q.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function conflictMessage(name: string): string {
+  return `a server named "${name}" is already registered for this owner`;
+}
+
+@Injectable()
+export class ServerRepository {
+  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+
+  async create(input: ServerCreate): Promise<ServerRecord> {
+    try {
+      const row = await this.prisma.server.create({
+        data: {
+          id: input.id,
+          tenantId: input.tenantId,
+          ownerScope: ownerScopeOf(input.tenantId),
+          name: input.name,
+          kind: input.kind,
+          transport: transportToDb(input.transport),
+          url: input.url,
+          command: input.command,
+          args: input.args,
+          env: input.env,
+          headers: input.headers,
+          credentialsCipher: input.credentialsCipher,
+          credentialsEnv: input.credentialsEnv,
+          enabled: input.enabled,
+          metadata: input.metadata,
+          discoveryIntervalSeconds: input.discoveryIntervalSeconds,
+          appSlug: input.appSlug,
+          accountId: input.accountId,
+          status: input.status,
+          statusReason: input.statusReason,
+          discoveryRequestedAt: input.discoveryRequestedAt,
+        },
+      });
+      return toServerRecord(row);
+    } catch (err) {
+      translatePrismaError(err, { conflict: conflictMessage(input.name) });
+    }
+  }
+
+  /** One server if the scope may see it, else null (a tenant never learns that another's exists). */
+  async findById(id: string, scope: ReadScope): Promise<ServerRecord | null> {
+    if (!isUuid(id)) return null;
+    const row = await this.prisma.server.findFirst({ where: { AND: [{ id }, visibleTo(scope)] } });
+    return row ? toServerRecord(row) : null;
+  }
+
+  /** A platform server (no tenant) by its name. */
+  async findPlatformByName(name: string): Promise<ServerRecord | null> {
+    const row = await this.prisma.server.findUnique({ where: { ownerScope_name: { ownerScope: PLATFORM_SCOPE, name } } });
+    return row ? toServerRecord(row) : null;
+  }
+
+  /** The platform's servers of one kind (the start-up sources INTERNAL and EXTERNAL). */
+  async listPlatformByKind(kind: ServerKind): Promise<ServerRecord[]> {
+    const rows = await this.prisma.server.findMany({ where: { tenantId: null, kind }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    return rows.map(toServerRecord);
+  }
+
+  /**
+   * What the scope may see, oldest first, keyset-paginated on (created_at, id):
+   * a row inserted while a client pages through lands after every token already
+   * handed out, so no row is skipped or shown twice.
+   */
+  async list(scope: ReadScope, filter: ServerFilter, page: PageRequest): Promise<Page<ServerRecord>> {
+    const and: Prisma.ServerWhereInput[] = [visibleTo(scope)];
+    if (filter.kinds?.length) and.push({ kind: { in: filter.kinds } });
+    if (filter.status) and.push({ status: filter.status });
+    if (filter.q) {
+      const contains = escapeLike(filter.q);
+      and.push({
+        OR: [
+          { name: { contains, mode: 'insensitive' } },
+          { serverName: { contains, mode: 'insensitive' } },
+          { serverTitle: { contains, mode: 'insensitive' } },
+        ],
+      });
+    }
+    if (page.pageToken) {
+      const c = decodeCursor(LIST, page.pageToken);
+      and.push({ OR: [{ createdAt: { gt: c.at } }, { createdAt: c.at, id: { gt: c.id } }] });
+    }
+    const rows = await this.prisma.server.findMany({
+      where: { AND: and },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: page.pageSize + 1,
+    });
+    return toPage(rows.map(toServerRecord), page.pageSize, LIST, (r) => ({ at: r.createdAt, id: r.id }));
+  }
+
+  /** Changes a server the caller has already found in its scope. */
+  async update(id: string, change: ServerChange): Promise<ServerRecord> {
+    const data: Prisma.ServerUpdateInput = { ...change, transport: change.transport ? transportToDb(change.transport) : undefined };
+    try {
+      const row = await this.prisma.server.update({ where: { id }, data });
+      return toServerRecord(row);
+    } catch (err) {
+      translatePrismaError(err, { conflict: conflictMessage(change.name ?? ''), notFound: `server ${id} not found` });
+    }
+  }
+
+  async delete(id: string): Promise<void> {
+    try {
+      await this.prisma.server.delete({ where: { id } });
+    } catch (err) {
+      translatePrismaError(err, { notFound: `server ${id} not found` });
+    }
+  }
+
+  /** Removes the platform's servers of one kind whose names are not listed; returns the names removed. */
+  async deletePlatformKindExcept(kind: ServerKind, keep: string[]): Promise<string[]> {
+    const gone = await this.prisma.server.findMany({
+      where: { tenantId: null, kind, name: { notIn: keep } },
+      select: { id: true, name: true },
+    });
+    if (gone.length === 0) return [];
+    await this.prisma.server.deleteMany({ where: { id: { in: gone.map((g) => g.id) }, kind } });
+    return gone.map((g) => g.name);
+  }
+
+  /** The encrypted credentials or environment reference of a server: for the connector, never for a response. */
+  async findCredentials(id: string): Promise<StoredCredentials | null> {
+    if (!isUuid(id)) return null;
+    return this.prisma.server.findUnique({ where: { id }, select: { credentialsCipher: true, credentialsEnv: true } });
+  }
+
+  /** Whether an error is the unique (owner, name) index refusing a second server of one name. */
+  static isNameConflict(err: unknown): boolean {
+    return prismaCode(err) === 'P2002';
+  }
+}
