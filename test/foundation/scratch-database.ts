@@ -1,0 +1,64 @@
+import { EmbeddedPostgres } from '@app/database';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+export interface ScratchDatabase {
+  url: string;
+  /** True on the embedded fallback (PGlite): one session for every connection, advisory locks not exclusive. */
+  embedded: boolean;
+  drop(): Promise<void>;
+}
+
+/**
+ * An empty database (no migrations applied): a new database on the machine's PostgreSQL, or an embedded
+ * PostgreSQL of its own where none answers. Named `mcpr_t_*` so that the global teardown drops it if a
+ * test file dies before dropping it.
+ */
+export async function createEmptyDatabase(): Promise<ScratchDatabase> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpr-scratch-'));
+    const embedded = await EmbeddedPostgres.start(dir);
+    return {
+      url: embedded.url,
+      embedded: true,
+      async drop() {
+        await embedded.stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const name = `mcpr_t_${randomBytes(6).toString('hex')}`;
+  await adminQuery(base, `CREATE DATABASE ${name}`);
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    embedded: false,
+    drop: () => adminQuery(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Runs `fn` with a connected client, closing it after. */
+export async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
