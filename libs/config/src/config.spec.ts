@@ -156,6 +156,11 @@ describe('loadConfig', () => {
     expect(c.dataDir).toBe(resolve(process.cwd(), 'relative-data-dir'));
   });
 
+  it('refuses an emptied generated admin key file rather than run with an empty key', () => {
+    writeFileSync(join(dataDir, 'admin-api-key'), '\n');
+    expect(errorOf({}).message).toBe(`ADMIN_API_KEY: the generated key file ${join(dataDir, 'admin-api-key')} is empty`);
+  });
+
   it('refuses a damaged generated credentials key', () => {
     writeFileSync(join(dataDir, 'credentials-key'), 'dG9vIHNob3J0\n');
     expect(errorOf({}).message).toBe('CREDENTIALS_KEY: the generated key file in DATA_DIR is damaged');

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, constants, copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { envSchema } from './config.schema';
 
@@ -68,13 +68,33 @@ export function keyId(key: Buffer): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 8);
 }
 
-function readOrCreateSecret(dir: string, file: string, make: () => string): { value: string; path: string } {
+function readOrCreateSecret(dir: string, file: string, variable: string, make: () => string): { value: string; path: string } {
   const path = join(dir, file);
-  if (existsSync(path)) return { value: readFileSync(path, 'utf8').trim(), path };
-  mkdirSync(dir, { recursive: true });
-  const value = make();
-  writeFileSync(path, value + '\n', { mode: 0o600, flag: 'wx' });
-  chmodSync(path, 0o600);
+  if (!existsSync(path)) {
+    mkdirSync(dir, { recursive: true });
+    // Written whole under a private name, then linked into place: of the processes that start together on
+    // one DATA_DIR (an API and its workers), one wins the link and the others read its complete file.
+    const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    writeFileSync(tmp, make() + '\n', { mode: 0o600 });
+    chmodSync(tmp, 0o600);
+    try {
+      linkSync(tmp, path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST') {
+        // A filesystem without hard links: an exclusive copy still never replaces another process's key.
+        try {
+          copyFileSync(tmp, path, constants.COPYFILE_EXCL);
+        } catch (copyErr) {
+          if ((copyErr as NodeJS.ErrnoException).code !== 'EEXIST') throw copyErr;
+        }
+      }
+    } finally {
+      unlinkSync(tmp);
+    }
+  }
+  const value = readFileSync(path, 'utf8').trim();
+  if (value.length === 0) throw new ConfigError(`${variable}: the generated key file ${path} is empty`);
   return { value, path };
 }
 
@@ -105,7 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
   let adminApiKeyFile: string | undefined;
   if (!adminApiKey) {
     if (production) throw new ConfigError('ADMIN_API_KEY: required when NODE_ENV=production');
-    const s = readOrCreateSecret(dataDir, 'admin-api-key', () => 'mcpr_admin_' + randomBytes(24).toString('base64url'));
+    const s = readOrCreateSecret(dataDir, 'admin-api-key', 'ADMIN_API_KEY', () => 'mcpr_admin_' + randomBytes(24).toString('base64url'));
     adminApiKey = s.value;
     adminApiKeyFile = s.path;
   }
@@ -113,7 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
   let credentialsKeyB64 = e.CREDENTIALS_KEY;
   if (!credentialsKeyB64) {
     if (production) throw new ConfigError('CREDENTIALS_KEY: required when NODE_ENV=production');
-    credentialsKeyB64 = readOrCreateSecret(dataDir, 'credentials-key', () => randomBytes(32).toString('base64')).value;
+    credentialsKeyB64 = readOrCreateSecret(dataDir, 'credentials-key', 'CREDENTIALS_KEY', () => randomBytes(32).toString('base64')).value;
     if (Buffer.from(credentialsKeyB64, 'base64').length !== 32) {
       throw new ConfigError(`CREDENTIALS_KEY: the generated key file in DATA_DIR is damaged`);
     }
