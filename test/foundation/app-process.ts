@@ -1,0 +1,139 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(__dirname, '..', '..');
+export const API_MAIN = join(ROOT, 'dist/apps/api/apps/api/src/main.js');
+export const WORKER_MAIN = join(ROOT, 'dist/apps/worker/apps/worker/src/main.js');
+
+/**
+ * Builds dist once when it is missing (a fresh clone after `npm ci` has it already: `prepare` builds).
+ * A lock directory keeps two test files from building at the same time.
+ */
+export async function ensureBuilt(): Promise<void> {
+  if (existsSync(API_MAIN) && existsSync(WORKER_MAIN)) return;
+  const lock = join(ROOT, '.build-lock');
+  try {
+    mkdirSync(lock);
+  } catch {
+    // Another test file is building: wait for it.
+    const deadline = Date.now() + 300_000;
+    while (existsSync(lock) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+    if (existsSync(API_MAIN) && existsSync(WORKER_MAIN)) return;
+    throw new Error('dist was not built by the other test file');
+  }
+  try {
+    const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`npm run build failed:\n${r.stdout}\n${r.stderr}`);
+  } finally {
+    rmdirSync(lock);
+  }
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface AppProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<Exit>;
+  /** Resolves when a line of output matches, with the match; rejects if the process exits first or time runs out. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** SIGTERM, then the exit and how long it took. */
+  stop(timeoutMs?: number): Promise<Exit & { ms: number }>;
+  kill(): void;
+}
+
+/**
+ * Only what a process needs from this environment: none of jest's (NODE_ENV=test, NODE_OPTIONS) nor the
+ * registry's variables leak into the process under test.
+ */
+export function cleanEnv(env: Record<string, string>): Record<string, string> {
+  const keep: Record<string, string> = {};
+  for (const name of ['PATH', 'HOME', 'LANG', 'TMPDIR']) {
+    const v = process.env[name];
+    if (v !== undefined) keep[name] = v;
+  }
+  return { ...keep, ...env };
+}
+
+const running = new Set<AppProcess>();
+
+/** Starts `command args` in the repository with exactly `env` (plus PATH and HOME). */
+export function startProcess(command: string, args: string[], env: Record<string, string>): AppProcess {
+  const child = spawn(command, args, { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const listeners = new Set<() => void>();
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+    listeners.forEach((l) => l());
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    err += d.toString();
+    listeners.forEach((l) => l());
+  });
+  const exited = new Promise<Exit>((res) => child.once('exit', (code, signal) => res({ code, signal })));
+  let done: Exit | undefined;
+  const proc: AppProcess = {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    waitFor(pattern, timeoutMs = 30_000) {
+      return new Promise((res, rej) => {
+        const check = () => {
+          const m = (out + err).match(pattern);
+          if (m) finish(() => res(m));
+          else if (done) finish(() => rej(new Error(`exited (${JSON.stringify(done)}) before ${pattern}:\n${out}\n${err}`)));
+        };
+        const timer = setTimeout(() => finish(() => rej(new Error(`no ${pattern} within ${timeoutMs} ms:\n${out}\n${err}`))), timeoutMs);
+        const finish = (f: () => void) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          f();
+        };
+        listeners.add(check);
+        exited.then(check);
+        check();
+      });
+    },
+    async stop(timeoutMs = 20_000) {
+      const started = Date.now();
+      child.kill('SIGTERM');
+      const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), timeoutMs).unref());
+      const result = await Promise.race([exited, timer]);
+      if (result === 'timeout') {
+        child.kill('SIGKILL');
+        throw new Error(`still running ${timeoutMs} ms after SIGTERM:\n${out}\n${err}`);
+      }
+      return { ...result, ms: Date.now() - started };
+    },
+    kill() {
+      if (!done) child.kill('SIGKILL');
+    },
+  };
+  exited.then((e) => {
+    done = e;
+    running.delete(proc);
+  });
+  running.add(proc);
+  return proc;
+}
+
+export const startApi = (env: Record<string, string>) => startProcess(process.execPath, [API_MAIN], env);
+export const startWorker = (env: Record<string, string>) => startProcess(process.execPath, [WORKER_MAIN], env);
+
+/** Kills whatever a failed test left running. */
+export function killAll(): void {
+  for (const p of running) p.kill();
+}
+
+/** The URL an API process printed in its start banner. */
+export async function listeningUrl(proc: AppProcess, timeoutMs = 30_000): Promise<string> {
+  const m = await proc.waitFor(/MCP registry listening on (http:\/\/\S+)/, timeoutMs);
+  return m[1];
+}
