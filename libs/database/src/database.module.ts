@@ -1,10 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { ApiKeyRepository } from './repositories/api-key.repository';
 import { AuditRepository } from './repositories/audit.repository';
+import { DiscoveryRunRepository } from './repositories/discovery-run.repository';
 import { ServerRepository } from './repositories/server.repository';
 import { TenantRepository } from './repositories/tenant.repository';
+import { ToolRepository } from './repositories/tool.repository';
 
-const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository];
+const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, DiscoveryRunRepository];
 
 /** The repositories, on the process's one PrismaClient (the PRISMA token comes from the platform module). */
 @Global()

@@ -10,3 +10,5 @@ export { TenantRepository, TenantRecord } from './repositories/tenant.repository
 export { ApiKeyRepository, ApiKeyRecord } from './repositories/api-key.repository';
 export { ServerRepository, ServerCreate, ServerChange, ServerFilter, StoredCredentials } from './repositories/server.repository';
 export { AuditRepository, AuditEventInput, AuditEventRecord, AuditActorType, AuditFilter } from './repositories/audit.repository';
+export { ToolRepository } from './repositories/tool.repository';
+export { DiscoveryRunRepository, DiscoveryRunRecord } from './repositories/discovery-run.repository';
