@@ -6,6 +6,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { HealthModule } from './health/health.module';
 import { ProblemFilter } from './http/problem.filter';
+import { RegistryApiModule } from './registry-api.module';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -36,6 +37,7 @@ export class AppModule {
           },
         }),
         HealthModule,
+        RegistryApiModule,
         ...extra,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],

@@ -1,0 +1,63 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
+import { PageQueryDto } from '../common/page.dto';
+
+export class AuditQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'Only events concerning this tenant' })
+  @IsOptional()
+  @IsUUID()
+  tenantId?: string;
+
+  @ApiPropertyOptional({ description: 'Only events of this action, e.g. server.create', example: 'server.create' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  @Matches(/^[a-z-]+\.[a-z-]+$/, { message: 'action must look like resource.verb, e.g. server.create' })
+  action?: string;
+
+  @ApiPropertyOptional({ description: 'Only events about this resource id' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  resourceId?: string;
+}
+
+export class AuditEventDto {
+  @ApiProperty({ description: 'Event id' })
+  id!: string;
+
+  @ApiProperty({ description: 'When it happened (ISO 8601)' })
+  at!: string;
+
+  @ApiProperty({ description: 'Who acted', enum: ['admin', 'tenant', 'system'] })
+  actorType!: string;
+
+  @ApiProperty({ description: "The acting key's id ('admin' for the admin key), or what the platform acted on at start", nullable: true, type: String })
+  actorId!: string | null;
+
+  @ApiProperty({ description: 'The tenant concerned (null for the platform)', nullable: true, type: String })
+  tenantId!: string | null;
+
+  @ApiProperty({ description: 'What was done, as resource.verb', example: 'server.create' })
+  action!: string;
+
+  @ApiProperty({ description: 'The kind of resource', example: 'server' })
+  resourceType!: string;
+
+  @ApiProperty({ description: 'The resource id', nullable: true, type: String })
+  resourceId!: string | null;
+
+  @ApiProperty({ description: 'Outcome', example: 'ok' })
+  outcome!: string;
+
+  @ApiProperty({ description: 'What changed: names and labels, never credential values', type: 'object', additionalProperties: true })
+  detail!: Record<string, unknown>;
+}
+
+export class AuditPageDto {
+  @ApiProperty({ description: 'Events, newest first', type: [AuditEventDto] })
+  events!: AuditEventDto[];
+
+  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last page' })
+  nextPageToken?: string;
+}

@@ -1,0 +1,79 @@
+import { AppConfig, APP_CONFIG } from '@app/config';
+import { ApiKeyRepository } from '@app/database';
+import { Principal, UnauthenticatedError } from '@app/domain';
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { hashApiKey } from './api-key.secret';
+
+interface CachedPrincipal {
+  principal: Principal;
+  until: number;
+}
+
+/** How long a key lookup is reused: a key revoked in another process stops working within this. */
+const CACHE_TTL_MS = 1000;
+const CACHE_MAX = 10_000;
+/** lastUsedAt is written at most this often per key. */
+const TOUCH_EVERY_MS = 60_000;
+
+const BEARER = /^Bearer[ \t]+([\x21-\x7e]{1,1024})[ \t]*$/i;
+
+/**
+ * Turns an `Authorization: Bearer` header into a Principal: the admin key from
+ * configuration (compared in constant time) or a tenant key (looked up by its
+ * sha256). Lookups are cached for a second; a revocation in this process drops
+ * the cached entry at once.
+ */
+@Injectable()
+export class AuthService {
+  private readonly adminDigest: Buffer;
+  private readonly cache = new Map<string, CachedPrincipal>();
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly keys: ApiKeyRepository,
+  ) {
+    this.adminDigest = createHash('sha256').update(config.adminApiKey, 'utf8').digest();
+  }
+
+  async authenticate(authorization: string | string[] | undefined): Promise<Principal> {
+    if (authorization === undefined) throw new UnauthenticatedError('an API key is required: send Authorization: Bearer <key>');
+    const match = typeof authorization === 'string' ? BEARER.exec(authorization) : null;
+    if (!match) throw new UnauthenticatedError('the Authorization header must be "Bearer <key>"');
+    const key = match[1];
+    const digest = createHash('sha256').update(key, 'utf8').digest();
+    if (timingSafeEqual(digest, this.adminDigest)) return { type: 'admin', keyId: 'admin' };
+
+    const hash = digest.toString('hex');
+    const now = Date.now();
+    const cached = this.cache.get(hash);
+    if (cached && cached.until > now) return cached.principal;
+
+    const record = await this.keys.findActiveByHash(hashApiKey(key));
+    if (!record) {
+      this.cache.delete(hash);
+      throw new UnauthenticatedError('the API key is not valid (unknown or revoked)');
+    }
+    const principal: Principal = { type: 'tenant', tenantId: record.tenantId, keyId: record.id };
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(hash, { principal, until: now + CACHE_TTL_MS });
+    this.touch(record.id, now);
+    return principal;
+  }
+
+  /** Forgets cached lookups of one key (after its revocation), or of every key. */
+  forget(keyId?: string): void {
+    for (const [hash, entry] of this.cache) {
+      if (keyId === undefined || (entry.principal.type === 'tenant' && entry.principal.keyId === keyId)) this.cache.delete(hash);
+    }
+  }
+
+  private touch(keyId: string, now: number): void {
+    if ((this.touched.get(keyId) ?? 0) + TOUCH_EVERY_MS > now) return;
+    if (this.touched.size >= CACHE_MAX) this.touched.clear();
+    this.touched.set(keyId, now);
+    // Bookkeeping only: a failed write must not fail the request.
+    this.keys.touch(keyId, new Date(now)).catch(() => undefined);
+  }
+}

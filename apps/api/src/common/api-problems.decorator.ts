@@ -1,0 +1,31 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiBearerAuth, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { PROBLEM_CONTENT_TYPE } from '../http/problem';
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid input: malformed JSON, unknown fields, wrong types or values; `errors` names each field',
+  401: 'No API key, or a key that is unknown or revoked',
+  403: 'The caller may not perform this action (an admin-only action, or a kind that cannot be written through the API)',
+  404: 'No such resource among those the caller may see',
+  409: 'A conflicting resource exists (for instance a server of the same name for this owner)',
+  413: 'The request body is larger than 1 MB',
+  422: 'The capability needs configuration the operator has not given',
+};
+
+/** Documents the RFC 9457 problem answers an endpoint can give. */
+export function ApiProblems(...statuses: number[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ...statuses.map((status) =>
+      ApiResponse({
+        status,
+        description: DESCRIPTIONS[status] ?? 'Error',
+        content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: getSchemaPath('ProblemDto') } } },
+      }),
+    ),
+  );
+}
+
+/** Every /api/v1 endpoint: a bearer key, and the answers any authenticated request can get. */
+export function ApiAuthenticated(): MethodDecorator & ClassDecorator {
+  return applyDecorators(ApiBearerAuth(), ApiProblems(401));
+}

@@ -1,0 +1,98 @@
+import { Principal } from '@app/domain';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal } from '../auth/auth.decorators';
+import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
+import {
+  CreateServerDto,
+  DiscoveriesQueryDto,
+  DiscoveryRunPageDto,
+  ListServersQueryDto,
+  ServerDto,
+  ServerPageDto,
+  ToolListDto,
+  UpdateServerDto,
+} from './server.dto';
+import { ServerService } from './server.service';
+
+@ApiTags('servers')
+@ApiAuthenticated()
+@Controller('api/v1/servers')
+export class ServerController {
+  constructor(private readonly servers: ServerService) {}
+
+  @Post()
+  @ApiOperation({
+    summary: 'Register a server: the admin registers BUILT_IN servers (or CUSTOM ones for a tenant, with tenantId); a tenant registers CUSTOM servers',
+    description:
+      'Answers with the server, status MCP_SERVER_CONNECTION_STATUS_DISCOVERING, discovery queued. Tenant servers must be remote ' +
+      '(streamable-http or sse) and their URL must pass the outbound address policy. INTERNAL and EXTERNAL servers cannot be ' +
+      'registered through the API (403); INTEGRATION servers are made with POST /api/v1/integrations.',
+  })
+  @ApiCreatedResponse({ type: ServerDto })
+  @ApiProblems(400, 403, 409, 413)
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateServerDto): Promise<ServerDto> {
+    return this.servers.create(principal, body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: "The servers the caller may see: the platform's (INTERNAL, BUILT_IN, EXTERNAL) and its own" })
+  @ApiOkResponse({ type: ServerPageDto })
+  @ApiProblems(400)
+  list(@CurrentPrincipal() principal: Principal, @Query() query: ListServersQueryDto): Promise<ServerPageDto> {
+    return this.servers.list(principal, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One server' })
+  @ApiOkResponse({ type: ServerDto })
+  @ApiProblems(404)
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ServerDto> {
+    return this.servers.get(principal, id);
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Change a server (its owner, or the admin); enable or disable it with `enabled`',
+    description: 'A change to how the server is reached queues a new discovery. INTERNAL and EXTERNAL servers are read-only (403).',
+  })
+  @ApiOkResponse({ type: ServerDto })
+  @ApiProblems(400, 403, 404, 409, 413)
+  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateServerDto): Promise<ServerDto> {
+    return this.servers.update(principal, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a server (its owner, or the admin), with its tools and discovery history' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiProblems(403, 404)
+  delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+    return this.servers.delete(principal, id);
+  }
+
+  @Post(':id/discover')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Queue a discovery now (its owner, or the admin)' })
+  @ApiAcceptedResponse({ type: ServerDto, description: 'Queued: the server shows DISCOVERING until the discovery ends' })
+  @ApiProblems(403, 404, 409)
+  discover(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ServerDto> {
+    return this.servers.discover(principal, id);
+  }
+
+  @Get(':id/tools')
+  @ApiOperation({ summary: 'The tools as last discovered' })
+  @ApiOkResponse({ type: ToolListDto })
+  @ApiProblems(404)
+  tools(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ToolListDto> {
+    return this.servers.tools(principal, id);
+  }
+
+  @Get(':id/discoveries')
+  @ApiOperation({ summary: 'Past discovery runs, newest first (its owner, or the admin)' })
+  @ApiOkResponse({ type: DiscoveryRunPageDto })
+  @ApiProblems(400, 403, 404)
+  discoveries(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: DiscoveriesQueryDto): Promise<DiscoveryRunPageDto> {
+    return this.servers.discoveries(principal, id, query);
+  }
+}

@@ -1,0 +1,398 @@
+import { KIND_WIRE_NAMES, STATUS_WIRE_NAMES, TransportType } from '@app/domain';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsEnum,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { PageQueryDto } from '../common/page.dto';
+import { IsHttpUrl, IsOptionalNotNull, IsStringRecord, IsWireKind, IsWireStatus, PRINTABLE } from '../common/validators';
+import { ENV_NAME, HEADER_NAME, LIMITS, METADATA_KEY, RESERVED_HEADERS, RESERVED_SECRET_HEADERS } from './server.limits';
+
+const TRANSPORTS = Object.values(TransportType);
+
+const headerRecord = (maxValue: number, reserved: Record<string, string>) =>
+  IsStringRecord({
+    maxEntries: LIMITS.headers,
+    maxKeyLength: LIMITS.headerName,
+    maxValueLength: maxValue,
+    keyPattern: HEADER_NAME,
+    keyRule: 'a valid header name',
+    reservedKeys: reserved,
+    singleLine: true,
+  });
+
+const metadataRecord = () =>
+  IsStringRecord({
+    maxEntries: LIMITS.metadata,
+    maxKeyLength: LIMITS.metadataKey,
+    maxValueLength: LIMITS.metadataValue,
+    keyPattern: METADATA_KEY,
+    keyRule: 'a label key (letters, digits, . _ / -)',
+  });
+
+const envRecord = () =>
+  IsStringRecord({
+    maxEntries: LIMITS.env,
+    maxKeyLength: 200,
+    maxValueLength: LIMITS.envValue,
+    keyPattern: ENV_NAME,
+    keyRule: 'an environment variable name',
+  });
+
+/** Write-only: stored encrypted, never returned, logged or put in an error. */
+export class CredentialsDto {
+  @ApiPropertyOptional({ description: 'Sent as `Authorization: Bearer <token>` to the server', maxLength: LIMITS.bearerToken })
+  @IsOptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(LIMITS.bearerToken)
+  @Matches(/^[^\r\n\0]*$/, { message: 'bearerToken must not contain line breaks' })
+  bearerToken?: string;
+
+  @ApiPropertyOptional({ description: 'Secret headers sent to the server (name to value)', type: 'object', additionalProperties: { type: 'string' } })
+  @IsOptionalNotNull()
+  @headerRecord(LIMITS.secretHeaderValue, RESERVED_SECRET_HEADERS)
+  headers?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    description: 'BUILT_IN only: the environment variable of the platform that holds its token, read only when connecting',
+    example: 'VENDOR_TOKEN',
+  })
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(200)
+  @Matches(ENV_NAME, { message: 'env must be an environment variable name' })
+  env?: string;
+}
+
+/** The registration fields shared by create and update. */
+class RegistrationFieldsDto {
+  @ApiPropertyOptional({ description: 'HTTP(S) endpoint of a remote server (streamable-http, sse)', maxLength: LIMITS.url, nullable: true, type: String })
+  @IsOptional()
+  @IsHttpUrl()
+  url?: string | null;
+
+  @ApiPropertyOptional({ description: 'stdio: the program to run (BUILT_IN only)', maxLength: LIMITS.command, nullable: true, type: String })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(LIMITS.command)
+  command?: string | null;
+
+  @ApiPropertyOptional({ description: 'stdio: the program arguments', type: [String], maxItems: LIMITS.args })
+  @IsOptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(LIMITS.args)
+  @IsString({ each: true })
+  @MaxLength(LIMITS.arg, { each: true })
+  args?: string[];
+
+  @ApiPropertyOptional({ description: 'stdio: environment of the program (name to value)', type: 'object', additionalProperties: { type: 'string' } })
+  @IsOptionalNotNull()
+  @envRecord()
+  env?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    description: `Non-secret headers sent to the server (at most ${LIMITS.headers}); secrets go in credentials`,
+    type: 'object',
+    additionalProperties: { type: 'string' },
+  })
+  @IsOptionalNotNull()
+  @headerRecord(LIMITS.headerValue, RESERVED_HEADERS)
+  headers?: Record<string, string>;
+
+  @ApiPropertyOptional({ description: 'Write-only credentials (null on update removes them)', type: CredentialsDto, nullable: true })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CredentialsDto)
+  credentials?: CredentialsDto | null;
+
+  @ApiPropertyOptional({ description: 'Whether the platform discovers and calls the server (default true)' })
+  @IsOptionalNotNull()
+  @IsBoolean()
+  enabled?: boolean;
+
+  @ApiPropertyOptional({
+    description: `Labels (string to string, at most ${LIMITS.metadata}, values at most ${LIMITS.metadataValue} characters)`,
+    type: 'object',
+    additionalProperties: { type: 'string' },
+  })
+  @IsOptionalNotNull()
+  @metadataRecord()
+  metadata?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    description: 'Re-discovery period in seconds (default: DISCOVERY_INTERVAL_SECONDS); null on update restores the default',
+    minimum: LIMITS.minIntervalSeconds,
+    maximum: LIMITS.maxIntervalSeconds,
+    nullable: true,
+    type: Number,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(LIMITS.minIntervalSeconds)
+  @Max(LIMITS.maxIntervalSeconds)
+  discoveryIntervalSeconds?: number | null;
+}
+
+export class CreateServerDto extends RegistrationFieldsDto {
+  @ApiProperty({ description: `Name, unique per owner (1 to ${LIMITS.name} characters)`, example: 'github', maxLength: LIMITS.name })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(LIMITS.name)
+  @Matches(PRINTABLE, { message: 'name must not contain control characters' })
+  name!: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Kind, as canonical name or number. Default: MCP_SERVER_KIND_CUSTOM for a tenant, MCP_SERVER_KIND_BUILT_IN for the admin ' +
+      '(MCP_SERVER_KIND_CUSTOM when the admin gives tenantId). INTERNAL and EXTERNAL cannot be registered through the API; ' +
+      'INTEGRATION servers are made with POST /api/v1/integrations.',
+    oneOf: [{ type: 'string', enum: KIND_WIRE_NAMES }, { type: 'integer', minimum: 1, maximum: 5 }],
+  })
+  @IsOptionalNotNull()
+  @IsWireKind()
+  kind?: string | number;
+
+  @ApiProperty({ description: 'How the platform reaches the server. Tenants: streamable-http or sse only', enum: TRANSPORTS })
+  @IsEnum(TransportType, { message: `transport must be one of ${TRANSPORTS.join(', ')}` })
+  transport!: TransportType;
+
+  @ApiPropertyOptional({ description: 'Admin only: register a CUSTOM server on behalf of this tenant' })
+  @IsOptionalNotNull()
+  @IsUUID()
+  tenantId?: string;
+}
+
+export class UpdateServerDto extends RegistrationFieldsDto {
+  @ApiPropertyOptional({ description: `New name, unique per owner`, maxLength: LIMITS.name })
+  @IsOptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(LIMITS.name)
+  @Matches(PRINTABLE, { message: 'name must not contain control characters' })
+  name?: string;
+
+  @ApiPropertyOptional({ description: 'New transport (the URL or command must fit it)', enum: TRANSPORTS })
+  @IsOptionalNotNull()
+  @IsEnum(TransportType, { message: `transport must be one of ${TRANSPORTS.join(', ')}` })
+  transport?: TransportType;
+}
+
+export class ListServersQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'Only this kind: canonical name or number', example: 'MCP_SERVER_KIND_CUSTOM' })
+  @IsOptional()
+  @IsWireKind()
+  kind?: string;
+
+  @ApiPropertyOptional({ description: 'Only this status: canonical name or number', example: 'MCP_SERVER_CONNECTION_STATUS_CONNECTED' })
+  @IsOptional()
+  @IsWireStatus()
+  status?: string;
+
+  @ApiPropertyOptional({ description: 'Case-insensitive text in the name (or in the name the server gives itself)', maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  q?: string;
+}
+
+export class DiscoveriesQueryDto extends PageQueryDto {}
+
+export class ServerDto {
+  @ApiProperty({ description: 'Server id (the serverId of the RPC API)' })
+  id!: string;
+
+  @ApiProperty({ description: 'Name, unique per owner' })
+  name!: string;
+
+  @ApiProperty({ description: 'Ownership kind', enum: KIND_WIRE_NAMES })
+  kind!: string;
+
+  @ApiProperty({ description: 'Transport', enum: TRANSPORTS })
+  transport!: string;
+
+  @ApiProperty({ description: 'Endpoint of a remote server', nullable: true, type: String })
+  url!: string | null;
+
+  @ApiProperty({ description: 'stdio: the program', nullable: true, type: String })
+  command!: string | null;
+
+  @ApiProperty({ description: 'stdio: the arguments', type: [String] })
+  args!: string[];
+
+  @ApiPropertyOptional({ description: "stdio: the program's environment (shown to the admin and the owner only)", type: 'object', additionalProperties: { type: 'string' } })
+  env?: Record<string, string>;
+
+  @ApiProperty({ description: 'Non-secret headers', type: 'object', additionalProperties: { type: 'string' } })
+  headers!: Record<string, string>;
+
+  @ApiProperty({ description: 'Whether credentials are stored (they are never returned)' })
+  hasCredentials!: boolean;
+
+  @ApiProperty({ description: 'Whether the platform discovers and calls it' })
+  enabled!: boolean;
+
+  @ApiProperty({ description: 'Labels', type: 'object', additionalProperties: { type: 'string' } })
+  metadata!: Record<string, string>;
+
+  @ApiProperty({ description: 'Re-discovery period in seconds (null: the default)', nullable: true, type: Number })
+  discoveryIntervalSeconds!: number | null;
+
+  @ApiProperty({ description: 'INTEGRATION: the Pipedream app', nullable: true, type: String })
+  appSlug!: string | null;
+
+  @ApiProperty({ description: 'INTEGRATION: the connected Pipedream account', nullable: true, type: String })
+  accountId!: string | null;
+
+  @ApiProperty({ description: "Owning tenant; null for the platform's servers", nullable: true, type: String })
+  tenantId!: string | null;
+
+  @ApiProperty({ description: 'Connection status', enum: STATUS_WIRE_NAMES })
+  status!: string;
+
+  @ApiProperty({ description: 'Why the status is what it is (the last error, or that discovery is pending)', nullable: true, type: String })
+  statusReason!: string | null;
+
+  @ApiProperty({ description: 'Version the server reported (empty until discovered)' })
+  version!: string;
+
+  @ApiProperty({ description: 'Name the server reported about itself', nullable: true, type: String })
+  serverName!: string | null;
+
+  @ApiProperty({ description: 'Title the server reported', nullable: true, type: String })
+  serverTitle!: string | null;
+
+  @ApiProperty({ description: 'MCP protocol revision negotiated', nullable: true, type: String })
+  protocolVersion!: string | null;
+
+  @ApiProperty({ description: 'Instructions the server gave', nullable: true, type: String })
+  instructions!: string | null;
+
+  @ApiProperty({ description: 'Capabilities the server reported, e.g. ["tools","resources"]', type: [String] })
+  capabilities!: string[];
+
+  @ApiProperty({ description: 'Tools found by the last discovery' })
+  toolCount!: number;
+
+  @ApiProperty({ description: 'Resources found by the last discovery', nullable: true, type: Number })
+  resourceCount!: number | null;
+
+  @ApiProperty({ description: 'Prompts found by the last discovery', nullable: true, type: Number })
+  promptCount!: number | null;
+
+  @ApiProperty({ description: 'When a discovery was last asked for', nullable: true, type: String })
+  discoveryRequestedAt!: string | null;
+
+  @ApiProperty({ description: 'When discovery last succeeded', nullable: true, type: String })
+  lastDiscoveredAt!: string | null;
+
+  @ApiProperty({ description: 'When the next scheduled discovery is due', nullable: true, type: String })
+  nextDiscoveryAt!: string | null;
+
+  @ApiProperty({ description: 'Registered at (ISO 8601)' })
+  createdAt!: string;
+
+  @ApiProperty({ description: 'Last changed at (ISO 8601)' })
+  updatedAt!: string;
+}
+
+export class ServerPageDto {
+  @ApiProperty({ description: 'Servers the caller may see, oldest first', type: [ServerDto] })
+  servers!: ServerDto[];
+
+  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last page' })
+  nextPageToken?: string;
+}
+
+export class ToolDefinitionDto {
+  @ApiProperty({ description: 'Tool name' })
+  name!: string;
+
+  @ApiPropertyOptional({ description: 'Display title' })
+  title?: string;
+
+  @ApiPropertyOptional({ description: 'What the tool does' })
+  description?: string;
+
+  @ApiProperty({ description: 'JSON Schema of the arguments', type: 'object', additionalProperties: true })
+  inputSchema!: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'JSON Schema of the structured result', type: 'object', additionalProperties: true })
+  outputSchema?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'MCP tool annotations', type: 'object', additionalProperties: true })
+  annotations?: Record<string, unknown>;
+}
+
+export class ToolListDto {
+  @ApiProperty({ description: 'The server' })
+  serverId!: string;
+
+  @ApiProperty({ description: 'Tools as last discovered, in the order the server listed them', type: [ToolDefinitionDto] })
+  tools!: ToolDefinitionDto[];
+}
+
+export class DiscoveryRunDto {
+  @ApiProperty({ description: 'Run id' })
+  id!: string;
+
+  @ApiProperty({ description: 'Why it ran', example: 'manual' })
+  trigger!: string;
+
+  @ApiProperty({ description: 'Attempt number' })
+  attempt!: number;
+
+  @ApiProperty({ description: 'Started at (ISO 8601)' })
+  startedAt!: string;
+
+  @ApiProperty({ description: 'Finished at', nullable: true, type: String })
+  finishedAt!: string | null;
+
+  @ApiProperty({ description: 'Duration in milliseconds', nullable: true, type: Number })
+  durationMs!: number | null;
+
+  @ApiProperty({ description: 'Outcome', enum: ['RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] })
+  outcome!: string;
+
+  @ApiProperty({ description: 'Why it failed', nullable: true, type: String })
+  error!: string | null;
+
+  @ApiProperty({ description: 'Tools found', nullable: true, type: Number })
+  toolCount!: number | null;
+
+  @ApiProperty({ description: 'Tools that appeared', type: [String] })
+  added!: string[];
+
+  @ApiProperty({ description: 'Tools that disappeared', type: [String] })
+  removed!: string[];
+
+  @ApiProperty({ description: 'Tools whose definition changed', type: [String] })
+  changed!: string[];
+}
+
+export class DiscoveryRunPageDto {
+  @ApiProperty({ description: 'The server' })
+  serverId!: string;
+
+  @ApiProperty({ description: 'Runs, newest first', type: [DiscoveryRunDto] })
+  runs!: DiscoveryRunDto[];
+
+  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last page' })
+  nextPageToken?: string;
+}

@@ -1,0 +1,68 @@
+import { DiscoveryRunRecord } from '@app/database';
+import { kindToWire, Principal, ServerRecord, statusToWire } from '@app/domain';
+import { DiscoveryRunDto, ServerDto } from './server.dto';
+
+/** The capability names a server reported: the keys of its capabilities object (tools, resources, prompts, logging...). */
+export function capabilityNames(capabilities: Record<string, unknown> | null): string[] {
+  if (!capabilities) return [];
+  return Object.keys(capabilities).filter((k) => capabilities[k] !== undefined && capabilities[k] !== null && capabilities[k] !== false);
+}
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+/** A server as the REST API answers it: canonical enum names, no credentials. */
+export function toServerDto(s: ServerRecord, principal: Principal): ServerDto {
+  const seesEnv = principal.type === 'admin' || s.tenantId === principal.tenantId;
+  return {
+    id: s.id,
+    name: s.name,
+    kind: kindToWire(s.kind),
+    transport: s.transport,
+    url: s.url,
+    command: s.command,
+    args: s.args,
+    // A platform stdio server's environment may configure the program it runs; only the admin reads it.
+    ...(seesEnv ? { env: s.env } : {}),
+    headers: s.headers,
+    hasCredentials: s.hasCredentials,
+    enabled: s.enabled,
+    metadata: s.metadata,
+    discoveryIntervalSeconds: s.discoveryIntervalSeconds,
+    appSlug: s.appSlug,
+    accountId: s.accountId,
+    tenantId: s.tenantId,
+    status: statusToWire(s.status),
+    statusReason: s.statusReason,
+    version: s.serverVersion ?? '',
+    serverName: s.serverName,
+    serverTitle: s.serverTitle,
+    protocolVersion: s.protocolVersion,
+    instructions: s.instructions,
+    capabilities: capabilityNames(s.capabilities),
+    toolCount: s.toolCount,
+    resourceCount: s.resourceCount,
+    promptCount: s.promptCount,
+    discoveryRequestedAt: iso(s.discoveryRequestedAt),
+    lastDiscoveredAt: iso(s.lastDiscoveredAt),
+    nextDiscoveryAt: iso(s.nextDiscoveryAt),
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+  };
+}
+
+export function toDiscoveryRunDto(r: DiscoveryRunRecord): DiscoveryRunDto {
+  return {
+    id: r.id,
+    trigger: r.trigger,
+    attempt: r.attempt,
+    startedAt: r.startedAt.toISOString(),
+    finishedAt: iso(r.finishedAt),
+    durationMs: r.durationMs,
+    outcome: r.outcome,
+    error: r.error,
+    toolCount: r.toolCount,
+    added: r.added,
+    removed: r.removed,
+    changed: r.changed,
+  };
+}

@@ -1,0 +1,251 @@
+import {
+  DEFAULT_PAGE_SIZE,
+  DiscoveryRunRepository,
+  ServerChange,
+  ServerFilter,
+  ServerRepository,
+  TenantRepository,
+  ToolRepository,
+} from '@app/database';
+import { CredentialsCipher } from '@app/credentials';
+import {
+  ConflictError,
+  FieldError,
+  InvalidInputError,
+  NotFoundError,
+  parseKind,
+  parseStatus,
+  Principal,
+  ServerKind,
+  ServerRecord,
+  ServerStatus,
+} from '@app/domain';
+import { OutboundPolicy } from '@app/mcp';
+import { DiscoveryProducer, DiscoveryTrigger } from '@app/queue';
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { AuditService } from '../audit/audit.service';
+import {
+  CreateServerDto,
+  DiscoveriesQueryDto,
+  DiscoveryRunPageDto,
+  ListServersQueryDto,
+  ServerDto,
+  ServerPageDto,
+  ToolListDto,
+  UpdateServerDto,
+} from './server.dto';
+import { toDiscoveryRunDto, toServerDto } from './server.presenter';
+import {
+  assertNoFieldErrors,
+  assertOwnerOrAdmin,
+  assertWritable,
+  connectionErrors,
+  credentialsErrors,
+  INTEGRATION_MUTABLE,
+  resolveCreateTarget,
+  splitCredentials,
+} from './server.rules';
+import { assertOutboundAllowed } from './server-secrets';
+
+const QUEUED = 'discovery queued';
+const DISABLED = 'disabled';
+/** Fields whose change means the server must be discovered again. */
+const CONNECTION_FIELDS = ['transport', 'url', 'command', 'args', 'env', 'headers', 'credentials'] as const;
+
+function cleanName(name: string): string {
+  const trimmed = name.trim();
+  if (!trimmed) throw new InvalidInputError('name: must not be blank', [{ field: 'name', message: 'must not be blank' }]);
+  return trimmed;
+}
+
+/**
+ * Servers by kind: who may register, see, change and delete which, with
+ * credentials encrypted under the server's id and every change audited.
+ */
+@Injectable()
+export class ServerService {
+  private readonly logger = new Logger(ServerService.name);
+
+  constructor(
+    private readonly servers: ServerRepository,
+    private readonly tenants: TenantRepository,
+    private readonly toolRepository: ToolRepository,
+    private readonly runRepository: DiscoveryRunRepository,
+    private readonly cipher: CredentialsCipher,
+    private readonly outbound: OutboundPolicy,
+    private readonly producer: DiscoveryProducer,
+    private readonly audit: AuditService,
+  ) {}
+
+  /** A server the principal may see, or 404 (a tenant never learns whether another's exists). */
+  async findVisible(principal: Principal, id: string): Promise<ServerRecord> {
+    const server = await this.servers.findById(id, principal);
+    if (!server) throw new NotFoundError(`server ${id} not found`);
+    return server;
+  }
+
+  async create(principal: Principal, dto: CreateServerDto): Promise<ServerDto> {
+    const { kind, tenantId } = resolveCreateTarget(principal, dto.kind, dto.tenantId);
+    const name = cleanName(dto.name);
+    if (tenantId && principal.type === 'admin' && !(await this.tenants.findById(tenantId))) {
+      throw new InvalidInputError('tenantId: no such tenant', [{ field: 'tenantId', message: 'no such tenant' }]);
+    }
+    const connection = { transport: dto.transport, url: dto.url ?? null, command: dto.command ?? null, args: dto.args ?? [], env: dto.env ?? {} };
+    assertNoFieldErrors([...connectionErrors(kind, connection), ...credentialsErrors(kind, dto.credentials)]);
+    if (kind === ServerKind.CUSTOM && connection.url) await assertOutboundAllowed(this.outbound, connection.url);
+
+    const id = randomUUID();
+    const creds = dto.credentials ? splitCredentials(dto.credentials) : { secret: null, env: null };
+    const enabled = dto.enabled ?? true;
+    const now = new Date();
+    const server = await this.servers.create({
+      id,
+      tenantId,
+      name,
+      kind,
+      ...connection,
+      headers: dto.headers ?? {},
+      credentialsCipher: creds.secret ? this.cipher.encrypt(creds.secret, id) : null,
+      credentialsEnv: creds.env,
+      enabled,
+      metadata: dto.metadata ?? {},
+      discoveryIntervalSeconds: dto.discoveryIntervalSeconds ?? null,
+      appSlug: null,
+      accountId: null,
+      status: enabled ? ServerStatus.DISCOVERING : ServerStatus.DISCONNECTED,
+      statusReason: enabled ? QUEUED : DISABLED,
+      discoveryRequestedAt: enabled ? now : null,
+    });
+    if (enabled) await this.queueDiscovery(server.id, 'registered');
+    await this.audit.record(principal, {
+      action: 'server.create',
+      resourceType: 'server',
+      resourceId: server.id,
+      tenantId: server.tenantId,
+      detail: { name: server.name, kind: server.kind, transport: server.transport, hasCredentials: server.hasCredentials },
+    });
+    return toServerDto(server, principal);
+  }
+
+  async list(principal: Principal, query: ListServersQueryDto): Promise<ServerPageDto> {
+    const filter: ServerFilter = {
+      kinds: query.kind !== undefined ? [parseKind(query.kind)!] : undefined,
+      status: query.status !== undefined ? parseStatus(query.status) : undefined,
+      q: query.q?.trim() || undefined,
+    };
+    const page = await this.servers.list(principal, filter, { pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE, pageToken: query.pageToken });
+    return { servers: page.items.map((s) => toServerDto(s, principal)), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
+  }
+
+  async get(principal: Principal, id: string): Promise<ServerDto> {
+    return toServerDto(await this.findVisible(principal, id), principal);
+  }
+
+  async update(principal: Principal, id: string, dto: UpdateServerDto): Promise<ServerDto> {
+    const server = await this.findVisible(principal, id);
+    assertWritable(principal, server);
+    const given = Object.keys(dto).filter((k) => (dto as Record<string, unknown>)[k] !== undefined);
+    if (server.kind === ServerKind.INTEGRATION) {
+      const fixed = given.filter((k) => !INTEGRATION_MUTABLE.has(k));
+      const reason = 'is managed by Pipedream Connect for INTEGRATION servers; only name, enabled, metadata and discoveryIntervalSeconds change';
+      assertNoFieldErrors(fixed.map((field): FieldError => ({ field, message: reason })));
+    }
+    const connection = {
+      transport: dto.transport ?? server.transport,
+      url: dto.url === undefined ? server.url : dto.url,
+      command: dto.command === undefined ? server.command : dto.command,
+      args: dto.args ?? server.args,
+      env: dto.env ?? server.env,
+    };
+    assertNoFieldErrors([...connectionErrors(server.kind, connection), ...credentialsErrors(server.kind, dto.credentials)]);
+    const reached = connection.url !== server.url || connection.transport !== server.transport;
+    if (server.kind === ServerKind.CUSTOM && connection.url && reached) await assertOutboundAllowed(this.outbound, connection.url);
+
+    const change: ServerChange = {};
+    if (dto.name !== undefined) change.name = cleanName(dto.name);
+    if (dto.transport !== undefined) change.transport = dto.transport;
+    if (dto.url !== undefined) change.url = dto.url;
+    if (dto.command !== undefined) change.command = dto.command;
+    if (dto.args !== undefined) change.args = dto.args;
+    if (dto.env !== undefined) change.env = dto.env;
+    if (dto.headers !== undefined) change.headers = dto.headers;
+    if (dto.metadata !== undefined) change.metadata = dto.metadata;
+    if (dto.enabled !== undefined) change.enabled = dto.enabled;
+    if (dto.discoveryIntervalSeconds !== undefined) change.discoveryIntervalSeconds = dto.discoveryIntervalSeconds;
+    if (dto.credentials === null) {
+      change.credentialsCipher = null;
+      change.credentialsEnv = null;
+    } else if (dto.credentials !== undefined) {
+      const creds = splitCredentials(dto.credentials);
+      change.credentialsCipher = creds.secret ? this.cipher.encrypt(creds.secret, server.id) : null;
+      change.credentialsEnv = creds.env;
+    }
+
+    const enabled = dto.enabled ?? server.enabled;
+    const rediscover = enabled && (CONNECTION_FIELDS.some((f) => given.includes(f)) || (!server.enabled && dto.enabled === true));
+    if (!enabled && server.enabled) {
+      Object.assign(change, { status: ServerStatus.DISCONNECTED, statusReason: DISABLED });
+    } else if (rediscover) {
+      Object.assign(change, { status: ServerStatus.DISCOVERING, statusReason: QUEUED, discoveryRequestedAt: new Date() });
+    }
+    const updated = await this.servers.update(server.id, change);
+    if (rediscover) await this.queueDiscovery(updated.id, 'updated');
+    await this.audit.record(principal, {
+      action: 'server.update',
+      resourceType: 'server',
+      resourceId: server.id,
+      tenantId: server.tenantId,
+      detail: { name: updated.name, fields: given.sort() },
+    });
+    return toServerDto(updated, principal);
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    const server = await this.findVisible(principal, id);
+    assertWritable(principal, server);
+    await this.servers.delete(server.id);
+    await this.audit.record(principal, {
+      action: 'server.delete',
+      resourceType: 'server',
+      resourceId: server.id,
+      tenantId: server.tenantId,
+      detail: { name: server.name, kind: server.kind },
+    });
+  }
+
+  /** Queues a discovery now: the server shows DISCOVERING until the worker records the outcome. */
+  async discover(principal: Principal, id: string): Promise<ServerDto> {
+    const server = await this.findVisible(principal, id);
+    assertOwnerOrAdmin(principal, server, 'ask for discoveries');
+    if (!server.enabled) throw new ConflictError('the server is disabled; enable it (PATCH enabled: true) to discover it');
+    const updated = await this.servers.update(server.id, { status: ServerStatus.DISCOVERING, statusReason: QUEUED, discoveryRequestedAt: new Date() });
+    await this.queueDiscovery(server.id, 'manual');
+    await this.audit.record(principal, { action: 'server.discover', resourceType: 'server', resourceId: server.id, tenantId: server.tenantId, detail: { name: server.name } });
+    return toServerDto(updated, principal);
+  }
+
+  async tools(principal: Principal, id: string): Promise<ToolListDto> {
+    const server = await this.findVisible(principal, id);
+    return { serverId: server.id, tools: await this.toolRepository.listByServer(server.id) };
+  }
+
+  async discoveries(principal: Principal, id: string, query: DiscoveriesQueryDto): Promise<DiscoveryRunPageDto> {
+    const server = await this.findVisible(principal, id);
+    assertOwnerOrAdmin(principal, server, 'read the discovery history');
+    const page = await this.runRepository.listByServer(server.id, { pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE, pageToken: query.pageToken });
+    return { serverId: server.id, runs: page.items.map(toDiscoveryRunDto), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
+  }
+
+  /**
+   * Queues a discovery. The row already says DISCOVERING with discoveryRequestedAt,
+   * so if the queue is briefly unreachable the worker's sweep finds it and queues it.
+   */
+  async queueDiscovery(serverId: string, trigger: DiscoveryTrigger): Promise<void> {
+    try {
+      await this.producer.request(serverId, trigger);
+    } catch (err) {
+      this.logger.warn({ serverId, trigger, err: (err as Error).message }, 'discovery could not be queued; the sweep will retry it');
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import { Principal } from '@app/domain';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminOnly, CurrentPrincipal } from '../auth/auth.decorators';
+import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
+import { PageQueryDto } from '../common/page.dto';
+import { ApiKeyService } from './api-key.service';
+import { ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto, CreateTenantDto, TenantDto, TenantPageDto } from './tenant.dto';
+import { TenantService } from './tenant.service';
+
+@ApiTags('tenants')
+@ApiAuthenticated()
+@AdminOnly()
+@Controller('api/v1')
+export class TenantController {
+  constructor(
+    private readonly tenants: TenantService,
+    private readonly keys: ApiKeyService,
+  ) {}
+
+  @Post('tenants')
+  @ApiOperation({ summary: 'Create a tenant (admin only)' })
+  @ApiCreatedResponse({ type: TenantDto })
+  @ApiProblems(400, 403, 409)
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateTenantDto): Promise<TenantDto> {
+    return this.tenants.create(principal, body);
+  }
+
+  @Get('tenants')
+  @ApiOperation({ summary: 'List tenants, oldest first (admin only)' })
+  @ApiOkResponse({ type: TenantPageDto })
+  @ApiProblems(400, 403)
+  list(@Query() query: PageQueryDto): Promise<TenantPageDto> {
+    return this.tenants.list(query);
+  }
+
+  @Post('tenants/:tenantId/api-keys')
+  @ApiOperation({ summary: "Make a tenant API key (admin only). The answer is the only place the key ever appears" })
+  @ApiCreatedResponse({ type: CreatedApiKeyDto })
+  @ApiProblems(400, 403, 404)
+  createKey(@CurrentPrincipal() principal: Principal, @Param('tenantId') tenantId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    return this.keys.create(principal, tenantId, body);
+  }
+
+  @Get('tenants/:tenantId/api-keys')
+  @ApiOperation({ summary: "List a tenant's keys, without the keys themselves (admin only)" })
+  @ApiOkResponse({ type: ApiKeyListDto })
+  @ApiProblems(403, 404)
+  listKeys(@Param('tenantId') tenantId: string): Promise<ApiKeyListDto> {
+    return this.keys.list(tenantId);
+  }
+
+  @Delete('api-keys/:id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke a tenant API key (admin only); it stops working at once' })
+  @ApiNoContentResponse({ description: 'Revoked (or already revoked)' })
+  @ApiProblems(403, 404)
+  revokeKey(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+    return this.keys.revoke(principal, id);
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { ApiKeyService } from './api-key.service';
+import { TenantController } from './tenant.controller';
+import { TenantService } from './tenant.service';
+
+@Module({
+  imports: [AuditModule],
+  controllers: [TenantController],
+  providers: [TenantService, ApiKeyService],
+})
+export class TenantModule {}

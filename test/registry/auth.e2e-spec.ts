@@ -1,0 +1,112 @@
+import { startTestApp, TestApp } from '../support/app';
+import { expectProblem, makeTenant } from './helpers';
+
+describe('authentication, tenants and keys', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ worker: false });
+  });
+  afterAll(async () => t?.close());
+
+  it('answers 401 without a key, with a malformed header and with an unknown key', async () => {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, { authorization: 'Bearer mcpr_nope' }]) {
+      const res = await t.request('GET', '/api/v1/servers', { key: null, headers });
+      expectProblem(res, 401);
+      expect(res.headers.get('www-authenticate')).toContain('Bearer');
+    }
+  });
+
+  it('leaves health, docs and metrics open', async () => {
+    for (const path of ['/health/live', '/health/ready', '/api/v1/health/live', '/docs-json', '/metrics']) {
+      expect((await t.request('GET', path, { key: null })).status).toBe(200);
+    }
+  });
+
+  it('creates tenants and keys; a key is shown once and works at once', async () => {
+    const created = await t.request('POST', '/api/v1/tenants', { body: { name: 'acme' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ id: expect.any(String), name: 'acme', createdAt: expect.any(String) });
+    const key = await t.request('POST', `/api/v1/tenants/${created.body.id}/api-keys`, { body: {} });
+    expect(key.status).toBe(201);
+    expect(key.body.key).toMatch(/^mcpr_[A-Za-z0-9_-]{43}$/);
+    const listed = await t.request('GET', `/api/v1/tenants/${created.body.id}/api-keys`);
+    expect(listed.status).toBe(200);
+    expect(listed.text).not.toContain(key.body.key);
+    expect(listed.body.apiKeys[0]).toMatchObject({ id: key.body.id, prefix: key.body.key.slice(0, 11), revokedAt: null });
+    const asTenant = await t.request('GET', '/api/v1/servers', { key: key.body.key });
+    expect(asTenant.status).toBe(200);
+  });
+
+  it('refuses a duplicate tenant name with 409', async () => {
+    await t.request('POST', '/api/v1/tenants', { body: { name: 'dup' } });
+    expectProblem(await t.request('POST', '/api/v1/tenants', { body: { name: 'dup' } }), 409);
+  });
+
+  it('answers 404 for keys of an unknown tenant and for an unknown key id', async () => {
+    expectProblem(await t.request('POST', '/api/v1/tenants/7d0c1a3e-9a55-4c2e-8f0e-2a7c1f6d9b10/api-keys', { body: {} }), 404);
+    expectProblem(await t.request('POST', '/api/v1/tenants/not-a-uuid/api-keys', { body: {} }), 404);
+    expectProblem(await t.request('DELETE', '/api/v1/api-keys/7d0c1a3e-9a55-4c2e-8f0e-2a7c1f6d9b10'), 404);
+  });
+
+  it('gives a tenant 403 on every admin-only action', async () => {
+    const a = await makeTenant(t);
+    const calls: [string, string, unknown?][] = [
+      ['POST', '/api/v1/tenants', { name: 'x' }],
+      ['GET', '/api/v1/tenants'],
+      ['POST', `/api/v1/tenants/${a.tenantId}/api-keys`, {}],
+      ['GET', `/api/v1/tenants/${a.tenantId}/api-keys`],
+      ['DELETE', `/api/v1/api-keys/${a.keyId}`],
+      ['GET', '/api/v1/audit'],
+    ];
+    for (const [method, path, body] of calls) expectProblem(await t.request(method, path, { key: a.key, body }), 403);
+    expect((await t.request('GET', '/api/v1/servers', { key: a.key })).status).toBe(200);
+  });
+
+  it('stops a revoked key at once, and revoking twice is a no-op', async () => {
+    const a = await makeTenant(t);
+    expect((await t.request('GET', '/api/v1/servers', { key: a.key })).status).toBe(200);
+    expect((await t.request('DELETE', `/api/v1/api-keys/${a.keyId}`)).status).toBe(204);
+    expectProblem(await t.request('GET', '/api/v1/servers', { key: a.key }), 401);
+    expect((await t.request('DELETE', `/api/v1/api-keys/${a.keyId}`)).status).toBe(204);
+  });
+
+  it('paginates tenants with a stable token', async () => {
+    for (let i = 0; i < 5; i++) await t.request('POST', '/api/v1/tenants', { body: { name: `page-${i}` } });
+    const seen: string[] = [];
+    let token: string | undefined;
+    do {
+      const res = await t.request('GET', `/api/v1/tenants?pageSize=2${token ? `&pageToken=${token}` : ''}`);
+      expect(res.status).toBe(200);
+      expect(res.body.tenants.length).toBeLessThanOrEqual(2);
+      seen.push(...res.body.tenants.map((x: { id: string }) => x.id));
+      token = res.body.nextPageToken;
+    } while (token);
+    expect(new Set(seen).size).toBe(seen.length);
+    const all = await t.request('GET', '/api/v1/tenants?pageSize=100');
+    expect(seen).toEqual(all.body.tenants.map((x: { id: string }) => x.id));
+    expectProblem(await t.request('GET', '/api/v1/tenants?pageSize=101'), 400);
+    expectProblem(await t.request('GET', '/api/v1/tenants?pageToken=garbage'), 400);
+  });
+
+  it('records every change in the audit log, for the admin', async () => {
+    const a = await makeTenant(t, 'audited');
+    const res = await t.request('GET', `/api/v1/audit?tenantId=${a.tenantId}`);
+    expect(res.status).toBe(200);
+    const actions = res.body.events.map((e: { action: string }) => e.action);
+    expect(actions).toEqual(['api-key.create', 'tenant.create']);
+    expect(res.body.events[0]).toMatchObject({ actorType: 'admin', actorId: 'admin', resourceType: 'api-key', resourceId: a.keyId });
+  });
+});
+
+describe('authentication before routing', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ worker: false });
+  });
+  afterAll(async () => t?.close());
+
+  it('answers 401 on an unknown /api/v1 path without a key, 404 with one', async () => {
+    expectProblem(await t.request('GET', '/api/v1/no-such-thing', { key: null }), 401);
+    expectProblem(await t.request('GET', '/api/v1/no-such-thing'), 404);
+  });
+});
