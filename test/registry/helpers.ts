@@ -31,3 +31,29 @@ export function expectProblem(res: { status: number; headers: Headers; body: unk
     throw new Error(`not a problem document: ${JSON.stringify(res.body)}`);
   }
 }
+
+/**
+ * Hands out secret values and records every answer of `t`, so a test can prove
+ * that no secret it used ever came back in a response or reached the log.
+ */
+export function watchSecrets(t: TestApp): { secret(label: string): string; leaks(): string[] } {
+  const secrets: string[] = [];
+  const answers: string[] = [];
+  const original = t.request.bind(t);
+  t.request = (async (method: string, path: string, opts?: Parameters<TestApp['request']>[2]) => {
+    const res = await original(method, path, opts);
+    answers.push(res.text, JSON.stringify([...res.headers]));
+    return res;
+  }) as TestApp['request'];
+  return {
+    secret(label: string) {
+      const value = `s3cr3t-${label}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+      secrets.push(value);
+      return value;
+    },
+    leaks() {
+      const haystacks = [...answers, t.logs()];
+      return secrets.filter((s) => haystacks.some((h) => h.includes(s)));
+    },
+  };
+}
