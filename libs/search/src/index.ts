@@ -1,1 +1,23 @@
-export {};
+export { ToolSearchIndex } from './tool-search-index';
+export type { IndexStats } from './tool-search-index';
+export type { SearchHit, SearchOptions, TenantScope, ToolDocument, Visibility } from './tool-document';
+export { DEFAULT_RANKING } from './ranking';
+export type { FieldParams, RankingParams } from './ranking';
+export { Field, FIELD_COUNT, fieldTokens, schemaText, splitPurpose } from './fields';
+export { STOP_WORDS, isIndexable, splitWords, termOf, tokenize } from './tokenizer';
+export type { Token } from './tokenizer';
+export { stem } from './stemmer';
+export { EXPANSIONS, SYNONYM_GROUPS, alternativesOf } from './synonyms';
+export type { Alternative } from './synonyms';
+export { describeArguments } from './tool-search-index';
+export { docsFromEvalServers, evaluate } from './evaluation';
+export type { EvalQuery, EvalServer, EvalTool, EvaluationResult, QueryOutcome, ToolRef } from './evaluation';
+export {
+  buildEvalIndex,
+  buildSyntheticCorpus,
+  buildSyntheticIndex,
+  findEvalDir,
+  loadEvalSet,
+  measureQueryLatency,
+} from './search.bench-support';
+export type { LatencyQuery, LatencyReport } from './search.bench-support';

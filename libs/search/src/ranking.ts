@@ -1,0 +1,50 @@
+import { FIELD_COUNT, Field } from './fields';
+
+/** How much a match in each field counts, and how much that field's length dampens it (BM25F). */
+export interface FieldParams {
+  readonly weight: number;
+  /** Length normalisation, 0 (none) to 1 (full). */
+  readonly b: number;
+}
+
+export interface RankingParams {
+  readonly fields: readonly FieldParams[];
+  /** Term-frequency saturation. */
+  readonly k1: number;
+  /** Weight of a word the last, unfinished query word may be the start of. */
+  readonly prefixWeight: number;
+  /** Most completions tried for one unfinished or unknown word. */
+  readonly maxPrefixExpansions: number;
+  /** Extra share of the score for a tool that matches every query word (0: plain sum). */
+  readonly coverage: number;
+  /** Extra share of the score in proportion to how much of the tool's name the query covers. */
+  readonly nameCoverage: number;
+  /** Factor for a tool whose whole name is made of query words ("create issue" → create_issue). */
+  readonly fullNameBoost: number;
+  /** Factor for a tool whose exact name was typed ("git_status"). */
+  readonly exactNameBoost: number;
+}
+
+function fields(entries: Record<Field, FieldParams>): FieldParams[] {
+  const out: FieldParams[] = new Array(FIELD_COUNT);
+  for (let f = 0; f < FIELD_COUNT; f++) out[f] = entries[f as Field];
+  return out;
+}
+
+export const DEFAULT_RANKING: RankingParams = {
+  fields: fields({
+    [Field.NAME]: { weight: 3, b: 0.5 },
+    [Field.TITLE]: { weight: 2, b: 0.5 },
+    [Field.PURPOSE]: { weight: 1.5, b: 0.5 },
+    [Field.DESCRIPTION]: { weight: 0.6, b: 0.75 },
+    [Field.PARAMS]: { weight: 0.4, b: 0.75 },
+    [Field.SERVER]: { weight: 2, b: 0.3 },
+  }),
+  k1: 1.2,
+  prefixWeight: 0.5,
+  maxPrefixExpansions: 12,
+  coverage: 0.5,
+  nameCoverage: 0.5,
+  fullNameBoost: 1.3,
+  exactNameBoost: 3,
+};

@@ -1,0 +1,135 @@
+import { splitWords, termOf } from './tokenizer';
+
+/**
+ * Words people use for the same tool intent. A query word also matches the other words of its group, at a
+ * lower weight than itself, so "find my tickets" reaches a tool described as "search issues". Kept small and
+ * generic on purpose: every entry is a verb or noun that many tool catalogues use, never one server's
+ * vocabulary.
+ */
+export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
+  ['find', 'search', 'lookup', 'look', 'query', 'locate', 'seek'],
+  ['create', 'add', 'new', 'make', 'insert', 'open', 'start'],
+  ['delete', 'remove', 'destroy', 'erase', 'drop', 'trash', 'purge', 'forget', 'cancel'],
+  ['list', 'enumerate', 'browse', 'show'],
+  ['get', 'fetch', 'retrieve', 'read', 'view', 'show', 'load', 'display', 'see', 'check', 'open'],
+  ['send', 'post', 'deliver', 'publish', 'share'],
+  ['update', 'edit', 'modify', 'change', 'set', 'patch', 'alter', 'adjust', 'reschedule'],
+  ['file', 'document', 'doc'],
+  ['issue', 'ticket', 'bug', 'task', 'incident'],
+  ['message', 'chat', 'msg', 'dm'],
+  ['email', 'mail', 'inbox', 'gmail'],
+  ['repo', 'repository', 'codebase', 'project'],
+  ['directory', 'folder', 'dir'],
+  ['screenshot', 'capture', 'screen', 'snapshot'],
+  ['web', 'internet', 'online', 'website', 'site', 'webpage', 'page', 'browser'],
+  ['calendar', 'schedule', 'meeting', 'event', 'appointment', 'invite', 'invitation'],
+  ['time', 'clock', 'date', 'today'],
+  ['comment', 'reply', 'respond', 'answer'],
+  ['user', 'person', 'people', 'member', 'account', 'profile'],
+  ['run', 'execute', 'exec', 'invoke', 'trigger', 'launch', 'rerun'],
+  ['error', 'exception', 'crash', 'failure', 'fail', 'problem'],
+  ['label', 'tag', 'category'],
+  ['star', 'favorite', 'bookmark'],
+  ['download', 'save', 'export'],
+  ['save', 'store', 'remember', 'memorize', 'persist', 'memory'],
+  ['database', 'db', 'sql', 'table'],
+  ['scrape', 'crawl', 'extract', 'harvest'],
+  ['stop', 'cancel', 'kill', 'terminate', 'abort', 'close'],
+  ['deploy', 'release', 'rollout', 'ship'],
+  ['location', 'place', 'address', 'map', 'near', 'nearby'],
+  ['directions', 'route', 'navigate', 'travel', 'go'],
+  ['drive', 'driving', 'car'],
+  ['elevation', 'altitude', 'height', 'high'],
+  ['relation', 'relationship', 'link', 'connect', 'connection'],
+  ['monitor', 'watch', 'track'],
+  ['latest', 'recent', 'newest', 'last'],
+  ['authenticated', 'login', 'signin'],
+  ['distance', 'far'],
+  ['click', 'press', 'tap'],
+  ['type', 'fill', 'enter', 'input'],
+  ['diff', 'difference', 'compare', 'changes'],
+  ['status', 'state', 'health'],
+  ['copy', 'duplicate', 'fork', 'clone'],
+  ['move', 'rename', 'relocate'],
+  ['upload', 'attach', 'attachment'],
+  ['reaction', 'emoji', 'react'],
+  ['channel', 'room'],
+  ['thread', 'conversation'],
+  ['workflow', 'pipeline', 'ci', 'build', 'job', 'action'],
+  ['secret', 'credential', 'password', 'token', 'leak'],
+  ['vulnerability', 'advisory', 'security', 'cve', 'vulnerable'],
+  ['dependency', 'package', 'library', 'dependencies'],
+  ['documentation', 'docs', 'manual', 'reference', 'guide'],
+  ['image', 'picture', 'photo', 'media'],
+  ['think', 'reason', 'reasoning', 'ponder'],
+  ['sum', 'total', 'plus', 'add'],
+  ['notification', 'alert', 'unread', 'mention'],
+  ['log', 'logs', 'history'],
+  ['approve', 'review'],
+  ['permission', 'access', 'allowed'],
+  ['info', 'information', 'details', 'metadata'],
+  ['size', 'big', 'large'],
+  ['cluster', 'kubernetes', 'k8s', 'kube', 'kubectl'],
+  ['container', 'pod'],
+  ['env', 'environment', 'variable'],
+  ['research', 'investigate', 'study'],
+];
+
+/** Abbreviations and shorthand that stand for several words; each word is tried as an alternative. */
+export const EXPANSIONS: Readonly<Record<string, readonly string[]>> = {
+  pr: ['pull', 'request'],
+  prs: ['pull', 'request'],
+  mr: ['merge', 'request'],
+  mrs: ['merge', 'request'],
+  dm: ['direct', 'message'],
+  k8s: ['kubernetes'],
+  gh: ['github'],
+  google: ['search', 'web'],
+  url: ['link', 'web', 'page'],
+  email: ['send'],
+  schedule: ['create'],
+  ci: ['workflow', 'actions', 'check'],
+};
+
+/** Weight of a synonym relative to the word that was typed. */
+export const SYNONYM_WEIGHT = 0.6;
+/** Weight of a word an abbreviation stands for. */
+export const EXPANSION_WEIGHT = 0.8;
+
+export interface Alternative {
+  readonly term: string;
+  readonly weight: number;
+}
+
+function buildTable(): Map<string, Alternative[]> {
+  const table = new Map<string, Map<string, number>>();
+  const add = (from: string, to: string, weight: number): void => {
+    if (from === to) return;
+    let row = table.get(from);
+    if (!row) table.set(from, (row = new Map()));
+    row.set(to, Math.max(row.get(to) ?? 0, weight));
+  };
+  const termsOf = (phrase: string): string[] => splitWords(phrase).map(termOf);
+  for (const group of SYNONYM_GROUPS) {
+    const terms = [...new Set(group.flatMap(termsOf))];
+    for (const a of terms) for (const b of terms) add(a, b, SYNONYM_WEIGHT);
+  }
+  for (const [abbr, words] of Object.entries(EXPANSIONS)) {
+    for (const w of words.flatMap(termsOf)) add(termOf(abbr), w, EXPANSION_WEIGHT);
+  }
+  const out = new Map<string, Alternative[]>();
+  for (const [from, row] of table) {
+    out.set(
+      from,
+      [...row].map(([term, weight]) => ({ term, weight })).sort((x, y) => (x.term < y.term ? -1 : x.term > y.term ? 1 : 0)),
+    );
+  }
+  return out;
+}
+
+const TABLE = buildTable();
+
+/** The other terms a query term also matches, with their weights (empty when it has none). */
+export function alternativesOf(term: string): readonly Alternative[] {
+  return TABLE.get(term) ?? [];
+}

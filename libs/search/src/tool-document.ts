@@ -1,0 +1,43 @@
+/**
+ * What the search index knows of one tool of one server. The index keeps a reference to the object it was
+ * given and hands it back in results; treat it as immutable once indexed.
+ */
+export interface ToolDocument {
+  readonly serverId: string;
+  readonly serverName: string;
+  /** The server's kind, as the registry names it (`INTERNAL`, `BUILT_IN`, `CUSTOM`, `EXTERNAL`, `INTEGRATION`). */
+  readonly serverKind: string;
+  /** Owner of the server; null for the platform's servers, which every tenant sees. */
+  readonly tenantId: string | null;
+  readonly toolName: string;
+  readonly title?: string;
+  readonly description?: string;
+  /** The tool's JSON Schema for its arguments (an object schema); property names, descriptions and enums are indexed. */
+  readonly inputSchema?: unknown;
+  readonly annotations?: { readonly title?: string } & Readonly<Record<string, unknown>>;
+}
+
+/** Tools the caller may see: platform tools plus those of one tenant (null: platform tools only). */
+export interface TenantScope {
+  readonly tenantId: string | null;
+}
+
+/** Either a tenant scope or a predicate over documents (for the administrator: `() => true`). */
+export type Visibility = TenantScope | ((doc: ToolDocument) => boolean);
+
+export interface SearchOptions {
+  /** Results wanted, 1-100 (default 10). */
+  readonly limit?: number;
+  /** Only tools of servers of these kinds. */
+  readonly kinds?: readonly string[];
+  /** Only tools of these servers. */
+  readonly serverIds?: readonly string[];
+  /** Who is asking. Required, so that no caller forgets to scope a search. */
+  readonly visible: Visibility;
+}
+
+export interface SearchHit {
+  readonly doc: ToolDocument;
+  /** Relevance, higher is better; comparable only within one result list. */
+  readonly score: number;
+}

@@ -1,0 +1,225 @@
+import { describeArguments, ToolSearchIndex } from './tool-search-index';
+import type { ToolDocument } from './tool-document';
+
+function tool(serverId: string, toolName: string, extra: Partial<ToolDocument> = {}): ToolDocument {
+  return {
+    serverId,
+    serverName: extra.serverName ?? `Server ${serverId}`,
+    serverKind: extra.serverKind ?? 'BUILT_IN',
+    tenantId: extra.tenantId ?? null,
+    toolName,
+    ...extra,
+  };
+}
+
+function names(index: ToolSearchIndex, query: string, options: Partial<Parameters<ToolSearchIndex['search']>[1]> = {}): string[] {
+  return index.search(query, { visible: () => true, ...options }).map((h) => `${h.doc.serverId}:${h.doc.toolName}`);
+}
+
+describe('ToolSearchIndex ranking', () => {
+  const index = new ToolSearchIndex();
+  index.upsertServerTools('gh', [
+    tool('gh', 'create_pull_request', { serverName: 'GitHub', description: 'Create a new pull request in a GitHub repository.' }),
+    tool('gh', 'search_issues', { serverName: 'GitHub', description: 'Search for issues across GitHub repositories' }),
+    tool('gh', 'list_commits', { serverName: 'GitHub', description: 'Get list of commits of a branch in a GitHub repository' }),
+  ]);
+  index.upsertServerTools('git', [
+    tool('git', 'git_status', { serverName: 'Git', description: 'Shows the working tree status' }),
+    tool('git', 'git_log', { serverName: 'Git', description: 'Shows the commit logs' }),
+  ]);
+  index.upsertServerTools('browser', [
+    tool('browser', 'browser_take_screenshot', { serverName: 'Playwright', title: 'Take a screenshot', description: 'Take a screenshot of the current page.' }),
+    tool('browser', 'browser_navigate', {
+      serverName: 'Playwright',
+      description: 'Navigate to a URL',
+      inputSchema: { type: 'object', properties: { url: { type: 'string', description: 'The URL to navigate to' } } },
+    }),
+  ]);
+  index.upsertServerTools('maps', [
+    tool('maps', 'maps_directions', {
+      serverName: 'Google Maps',
+      description: 'Get directions between two points',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          origin: { type: 'string' },
+          options: {
+            type: 'object',
+            properties: { mode: { type: 'string', description: 'Travel mode', enum: ['driving', 'walking', 'bicycling'] } },
+          },
+        },
+      },
+    }),
+  ]);
+
+  it('finds a tool by the words of its name and description', () => {
+    expect(names(index, 'open a pull request')[0]).toBe('gh:create_pull_request');
+  });
+
+  it('matches synonyms of tool-intent words', () => {
+    expect(names(index, 'find tickets')[0]).toBe('gh:search_issues');
+  });
+
+  it('expands abbreviations', () => {
+    expect(names(index, 'new pr')[0]).toBe('gh:create_pull_request');
+  });
+
+  it('ranks a tool whose exact name was typed first', () => {
+    expect(names(index, 'git_status')[0]).toBe('git:git_status');
+    expect(names(index, 'git log')[0]).toBe('git:git_log');
+  });
+
+  it('completes the word being typed', () => {
+    expect(names(index, 'screensh')[0]).toBe('browser:browser_take_screenshot');
+    // a finished word is not completed into others
+    expect(names(index, 'screensh ')).toEqual([]);
+  });
+
+  it('searches argument names, nested argument descriptions and enum values', () => {
+    expect(names(index, 'bicycling')[0]).toBe('maps:maps_directions');
+    expect(names(index, 'travel mode')[0]).toBe('maps:maps_directions');
+  });
+
+  it('takes a URL in the query for what it is', () => {
+    expect(describeArguments('open https://example.com/a?b=1 now')).toBe('open  url  now');
+    expect(names(index, 'go to https://example.com/docs')[0]).toBe('browser:browser_navigate');
+  });
+
+  it('answers nothing for a query of stop words, and nothing for an empty index', () => {
+    expect(names(index, 'what is the')).toEqual([]);
+    expect(new ToolSearchIndex().search('anything', { visible: () => true })).toEqual([]);
+  });
+
+  it('returns at most limit results, 10 by default, at most 100', () => {
+    const big = new ToolSearchIndex();
+    big.upsertServerTools(
+      's',
+      Array.from({ length: 150 }, (_, i) => tool('s', `report_${i}`, { description: 'Make a report' })),
+    );
+    expect(big.search('report', { visible: () => true })).toHaveLength(10);
+    expect(big.search('report', { visible: () => true, limit: 3 })).toHaveLength(3);
+    expect(big.search('report', { visible: () => true, limit: 1000 })).toHaveLength(100);
+    expect(big.search('report', { visible: () => true, limit: 0 })).toHaveLength(1);
+  });
+
+  it('breaks ties by server id, then tool name, whatever the insertion order', () => {
+    const ties = new ToolSearchIndex();
+    for (const id of ['c', 'a', 'b']) ties.upsertServerTools(id, [tool(id, 'send_invoice', { serverName: 'Billing' })]);
+    ties.upsertServerTools('a', [tool('a', 'send_invoice', { serverName: 'Billing' }), tool('a', 'send_invoice2', { serverName: 'Billing' })]);
+    const hits = ties.search('send invoice', { visible: () => true });
+    expect(hits.map((h) => h.doc.serverId)).toEqual(['a', 'b', 'c', 'a']);
+    expect(hits[0].score).toBe(hits[1].score);
+  });
+
+  it('refuses a search without a visibility', () => {
+    expect(() => index.search('status', {} as never)).toThrow(TypeError);
+  });
+});
+
+describe('ToolSearchIndex scoping', () => {
+  const index = new ToolSearchIndex();
+  index.upsertServerTools('platform', [tool('platform', 'send_email', { serverKind: 'BUILT_IN', description: 'Send an email' })]);
+  index.upsertServerTools('acme-mail', [
+    tool('acme-mail', 'send_email', { serverKind: 'CUSTOM', tenantId: 'acme', description: 'Send an email through Acme mail' }),
+  ]);
+  index.upsertServerTools('globex-mail', [
+    tool('globex-mail', 'send_email', { serverKind: 'INTEGRATION', tenantId: 'globex', description: 'Send an email email email' }),
+  ]);
+
+  it('shows a tenant the platform tools and its own, never another tenant’s', () => {
+    const hits = names(index, 'send email', { visible: { tenantId: 'acme' } });
+    expect(hits.sort()).toEqual(['acme-mail:send_email', 'platform:send_email']);
+    const other = names(index, 'email', { visible: { tenantId: 'globex' }, limit: 100 });
+    expect(other).not.toContain('acme-mail:send_email');
+  });
+
+  it('shows only platform tools to a scope without a tenant', () => {
+    expect(names(index, 'send email', { visible: { tenantId: null } })).toEqual(['platform:send_email']);
+  });
+
+  it('applies a visibility predicate', () => {
+    expect(names(index, 'email', { visible: (d) => d.serverId === 'globex-mail' })).toEqual(['globex-mail:send_email']);
+  });
+
+  it('filters by server kind and by server id, together with the scope', () => {
+    expect(names(index, 'email', { kinds: ['CUSTOM', 'INTEGRATION'] }).sort()).toEqual([
+      'acme-mail:send_email',
+      'globex-mail:send_email',
+    ]);
+    expect(names(index, 'email', { kinds: ['INTEGRATION'], visible: { tenantId: 'acme' } })).toEqual([]);
+    expect(names(index, 'email', { serverIds: ['platform', 'globex-mail'], visible: { tenantId: 'acme' } })).toEqual([
+      'platform:send_email',
+    ]);
+  });
+
+  it('still fills the limit when better matches are hidden from the caller', () => {
+    const crowded = new ToolSearchIndex();
+    for (let i = 0; i < 50; i++) {
+      crowded.upsertServerTools(`t${i}`, [tool(`t${i}`, 'deploy_app', { tenantId: 'other', description: 'Deploy the app deploy deploy' })]);
+    }
+    crowded.upsertServerTools('mine', [tool('mine', 'deploy', { tenantId: 'me', description: 'Start a rollout' })]);
+    expect(names(crowded, 'deploy app', { visible: { tenantId: 'me' }, limit: 5 })).toEqual(['mine:deploy']);
+  });
+});
+
+describe('ToolSearchIndex updates', () => {
+  it('replaces all tools of a server at once', () => {
+    const index = new ToolSearchIndex();
+    index.upsertServerTools('s', [tool('s', 'old_one'), tool('s', 'old_two')]);
+    index.upsertServerTools('other', [tool('other', 'old_three')]);
+    index.upsertServerTools('s', [tool('s', 'new_one'), tool('s', 'new_two'), tool('s', 'new_three')]);
+    expect(names(index, 'old', { limit: 100 })).toEqual(['other:old_three']);
+    expect(names(index, 'new', { limit: 100 }).sort()).toEqual(['s:new_one', 's:new_three', 's:new_two']);
+    expect(index.size).toBe(4);
+    expect(index.serverCount).toBe(2);
+  });
+
+  it('leaves the old tools in place when the new list is refused', () => {
+    const index = new ToolSearchIndex();
+    index.upsertServerTools('s', [tool('s', 'kept_tool')]);
+    expect(() => index.upsertServerTools('s', [tool('s', 'fresh_tool'), tool('x', 'stray_tool')])).toThrow(/belongs to server x/);
+    expect(names(index, 'kept')).toEqual(['s:kept_tool']);
+    expect(names(index, 'fresh')).toEqual([]);
+  });
+
+  it('removes a server, and an empty tool list removes it too', () => {
+    const index = new ToolSearchIndex();
+    index.upsertServerTools('a', [tool('a', 'alpha_tool')]);
+    index.upsertServerTools('b', [tool('b', 'beta_tool')]);
+    index.removeServer('a');
+    index.removeServer('never-indexed');
+    expect(names(index, 'alpha')).toEqual([]);
+    expect(index.hasServer('a')).toBe(false);
+    index.upsertServerTools('b', []);
+    expect(names(index, 'beta')).toEqual([]);
+    expect(index.size).toBe(0);
+    expect(index.serverCount).toBe(0);
+  });
+
+  it('gives the same answers after many replacements and a compaction as a fresh index', () => {
+    const churned = new ToolSearchIndex();
+    const fresh = new ToolSearchIndex();
+    const docsOf = (s: number, round: number): ToolDocument[] =>
+      Array.from({ length: 20 }, (_, i) =>
+        tool(`s${s}`, `tool_${(i + round) % 23}`, { description: `Handles invoice ${i % 5} and order ${round % 3} records` }),
+      );
+    for (let round = 0; round < 8; round++) for (let s = 0; s < 100; s++) churned.upsertServerTools(`s${s}`, docsOf(s, round));
+    for (let s = 0; s < 100; s++) fresh.upsertServerTools(`s${s}`, docsOf(s, 7));
+    // compactions ran on the way: dead slots never reach a quarter of the index
+    expect(churned.stats().deadSlots).toBeLessThan(churned.stats().tools * 0.34);
+    churned.compact();
+    expect(churned.stats()).toEqual(fresh.stats());
+    for (const q of ['invoice', 'order records', 'tool_3', 'handles']) {
+      expect(churned.search(q, { visible: () => true, limit: 20 })).toEqual(fresh.search(q, { visible: () => true, limit: 20 }));
+    }
+  });
+
+  it('never shows a removed tool, before or after a compaction', () => {
+    const index = new ToolSearchIndex();
+    for (let s = 0; s < 60; s++) index.upsertServerTools(`s${s}`, Array.from({ length: 20 }, (_, i) => tool(`s${s}`, `widget_${i}`)));
+    for (let s = 0; s < 59; s++) index.removeServer(`s${s}`);
+    const hits = index.search('widget', { visible: () => true, limit: 100 });
+    expect(hits).toHaveLength(20);
+    expect(new Set(hits.map((h) => h.doc.serverId))).toEqual(new Set(['s59']));
+  });
+});

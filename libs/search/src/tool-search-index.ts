@@ -1,0 +1,612 @@
+import { FIELD_COUNT, Field, fieldTokens } from './fields';
+import { DEFAULT_RANKING, RankingParams } from './ranking';
+import { alternativesOf } from './synonyms';
+import { isIndexable, splitWords, termOf } from './tokenizer';
+import type { SearchHit, SearchOptions, ToolDocument, Visibility } from './tool-document';
+
+/*
+ * Layout. Every indexed tool occupies a slot (an integer). Per slot: the document, whether it is live, and
+ * the length of each field. Per term: one Int32Array of postings, pairs [slot, packed term frequencies]
+ * (5 bits per field). A server's tools are replaced by marking their slots dead and appending new ones, so
+ * an update touches only the postings of the new tools; dead slots are skipped at query time and dropped
+ * by a compaction once they are a quarter of all slots. As in Lucene until segments merge, document
+ * frequencies and average field lengths count dead slots until then, which moves scores by a few percent
+ * at most and never which tools are found.
+ *
+ * Every public method runs to completion synchronously, so a search never sees a server half replaced.
+ */
+
+const TF_BITS = 5;
+const TF_MAX = (1 << TF_BITS) - 1;
+const NAME_MASK = TF_MAX << (Field.NAME * TF_BITS);
+const EMPTY = new Int32Array(0);
+const MAX_LIMIT = 100;
+const DEFAULT_LIMIT = 10;
+/** Query words beyond this are ignored: a paragraph pasted as a query should not cost more than a sentence. */
+const MAX_QUERY_TERMS = 24;
+const MIN_PREFIX_LENGTH = 3;
+const COMPACT_MIN_DEAD = 1024;
+const COMPACT_DEAD_SHARE = 0.25;
+
+interface ServerEntry {
+  readonly serverId: string;
+  slots: number[];
+}
+
+interface PreparedDoc {
+  readonly doc: ToolDocument;
+  readonly fieldLengths: number[];
+  /** Distinct terms and their packed per-field frequencies. */
+  readonly terms: Map<string, number>;
+  /** Each distinct word as written, with its term. */
+  readonly surfaces: Map<string, string>;
+}
+
+interface QueryAlternative {
+  readonly termId: number;
+  readonly weight: number;
+}
+
+interface QueryGroup {
+  readonly alternatives: QueryAlternative[];
+}
+
+interface Candidate {
+  readonly slot: number;
+  readonly score: number;
+  readonly doc: ToolDocument;
+}
+
+export interface IndexStats {
+  readonly tools: number;
+  readonly servers: number;
+  readonly terms: number;
+  readonly postings: number;
+  readonly deadSlots: number;
+}
+
+export class ToolSearchIndex {
+  private readonly ranking: RankingParams;
+
+  private readonly servers = new Map<string, ServerEntry>();
+
+  // per slot
+  private slotDocs: (ToolDocument | undefined)[] = [];
+  private slotAlive = new Uint8Array(1024);
+  private slotFieldLengths = new Uint16Array(1024 * FIELD_COUNT);
+  private slotCount = 0;
+  private liveCount = 0;
+  private deadCount = 0;
+  private fieldLengthSums = new Float64Array(FIELD_COUNT);
+
+  // per term
+  private termIds = new Map<string, number>();
+  private postings: Int32Array[] = [];
+  private postingCounts: number[] = [];
+  private totalPostings = 0;
+
+  // words as written, for completing unfinished query words
+  private surfaceTerms = new Map<string, string>();
+  private sortedSurfaces: string[] = [];
+  private pendingSurfaces: string[] = [];
+
+  // scratch space for one search, sized to the slots
+  private acc = new Float64Array(0);
+  private groupBest = new Float64Array(0);
+  /** Per slot: query words matched, each counted by the weight of the form that matched. */
+  private matchedGroups = new Float32Array(0);
+  private groupWeight = new Float32Array(0);
+  /** Per slot: query words found in the tool's name, each counted by the weight of the form that matched. */
+  private nameGroups = new Float32Array(0);
+  private groupNameHit = new Float32Array(0);
+  private touched = new Int32Array(0);
+  private groupTouched = new Int32Array(0);
+
+  constructor(ranking: RankingParams = DEFAULT_RANKING) {
+    this.ranking = ranking;
+  }
+
+  /** Live tools. */
+  get size(): number {
+    return this.liveCount;
+  }
+
+  get serverCount(): number {
+    return this.servers.size;
+  }
+
+  hasServer(serverId: string): boolean {
+    return this.servers.has(serverId);
+  }
+
+  stats(): IndexStats {
+    return {
+      tools: this.liveCount,
+      servers: this.servers.size,
+      terms: this.termIds.size,
+      postings: this.totalPostings,
+      deadSlots: this.deadCount,
+    };
+  }
+
+  /**
+   * Makes `docs` the tools of `serverId`, replacing whatever it had; an empty list removes the server.
+   * Every document must carry that serverId.
+   */
+  upsertServerTools(serverId: string, docs: readonly ToolDocument[]): void {
+    for (const doc of docs) {
+      if (doc.serverId !== serverId) {
+        throw new Error(`tool "${doc.toolName}" belongs to server ${doc.serverId}, not ${serverId}`);
+      }
+    }
+    // All analysis happens before the index changes, so a document that fails leaves the old tools in place.
+    const prepared = docs.map(prepare);
+    this.dropServerSlots(serverId);
+    if (prepared.length === 0) {
+      this.servers.delete(serverId);
+    } else {
+      const entry: ServerEntry = { serverId, slots: [] };
+      for (const p of prepared) entry.slots.push(this.addDoc(p));
+      this.servers.set(serverId, entry);
+    }
+    this.maybeCompact();
+  }
+
+  /** Forgets a server's tools; a server not indexed is no error. */
+  removeServer(serverId: string): void {
+    this.dropServerSlots(serverId);
+    this.servers.delete(serverId);
+    this.maybeCompact();
+  }
+
+  /** The best-matching tools the caller may see, best first; ties broken by serverId, then tool name. */
+  search(query: string, options: SearchOptions): SearchHit[] {
+    const limit = clampLimit(options.limit);
+    const groups = this.parseQuery(query);
+    if (groups.length === 0 || this.liveCount === 0) return [];
+    const touchedCount = this.accumulate(groups);
+    try {
+      return this.select(query, groups.length, touchedCount, limit, options);
+    } finally {
+      this.resetScratch(touchedCount);
+    }
+  }
+
+  // ---- updates ---------------------------------------------------------------------------------------
+
+  private dropServerSlots(serverId: string): void {
+    const entry = this.servers.get(serverId);
+    if (!entry) return;
+    for (const slot of entry.slots) {
+      if (this.slotAlive[slot] === 0) continue;
+      this.slotAlive[slot] = 0;
+      this.slotDocs[slot] = undefined;
+      this.liveCount--;
+      this.deadCount++;
+    }
+    entry.slots = [];
+  }
+
+  private addDoc(p: PreparedDoc): number {
+    const slot = this.slotCount++;
+    this.ensureSlotCapacity(this.slotCount);
+    this.slotDocs[slot] = p.doc;
+    this.slotAlive[slot] = 1;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const len = Math.min(p.fieldLengths[f], 0xffff);
+      this.slotFieldLengths[slot * FIELD_COUNT + f] = len;
+      this.fieldLengthSums[f] += len;
+    }
+    for (const [term, packed] of p.terms) this.appendPosting(this.termIdOf(term), slot, packed);
+    for (const [surface, term] of p.surfaces) {
+      if (!this.surfaceTerms.has(surface)) {
+        this.surfaceTerms.set(surface, term);
+        this.pendingSurfaces.push(surface);
+      }
+    }
+    this.liveCount++;
+    return slot;
+  }
+
+  private termIdOf(term: string): number {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.postings.length;
+      this.termIds.set(term, id);
+      this.postings.push(EMPTY);
+      this.postingCounts.push(0);
+    }
+    return id;
+  }
+
+  private appendPosting(termId: number, slot: number, packed: number): void {
+    let list = this.postings[termId];
+    const n = this.postingCounts[termId];
+    if ((n + 1) * 2 > list.length) {
+      const grown = new Int32Array(Math.max(4, Math.ceil(list.length * 1.5) + 2) & ~1);
+      grown.set(list);
+      this.postings[termId] = list = grown;
+    }
+    list[n * 2] = slot;
+    list[n * 2 + 1] = packed;
+    this.postingCounts[termId] = n + 1;
+    this.totalPostings++;
+  }
+
+  private ensureSlotCapacity(needed: number): void {
+    if (needed <= this.slotAlive.length) return;
+    let cap = this.slotAlive.length;
+    while (cap < needed) cap *= 2;
+    const alive = new Uint8Array(cap);
+    alive.set(this.slotAlive);
+    this.slotAlive = alive;
+    const lengths = new Uint16Array(cap * FIELD_COUNT);
+    lengths.set(this.slotFieldLengths);
+    this.slotFieldLengths = lengths;
+  }
+
+  private maybeCompact(): void {
+    if (this.deadCount < COMPACT_MIN_DEAD || this.deadCount < this.slotCount * COMPACT_DEAD_SHARE) return;
+    this.compact();
+  }
+
+  /** Renumbers live slots densely, drops dead postings and terms no live tool has, recounts lengths. */
+  compact(): void {
+    const remap = new Int32Array(this.slotCount).fill(-1);
+    let next = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) if (this.slotAlive[slot] === 1) remap[slot] = next++;
+
+    const docs: (ToolDocument | undefined)[] = new Array(next);
+    const alive = new Uint8Array(Math.max(1024, next));
+    const lengths = new Uint16Array(alive.length * FIELD_COUNT);
+    const sums = new Float64Array(FIELD_COUNT);
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      const to = remap[slot];
+      if (to < 0) continue;
+      docs[to] = this.slotDocs[slot];
+      alive[to] = 1;
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const len = this.slotFieldLengths[slot * FIELD_COUNT + f];
+        lengths[to * FIELD_COUNT + f] = len;
+        sums[f] += len;
+      }
+    }
+
+    const termIds = new Map<string, number>();
+    const postings: Int32Array[] = [];
+    const counts: number[] = [];
+    let total = 0;
+    for (const [term, id] of this.termIds) {
+      const list = this.postings[id];
+      const n = this.postingCounts[id];
+      let kept = 0;
+      for (let i = 0; i < n; i++) if (remap[list[i * 2]] >= 0) kept++;
+      if (kept === 0) continue;
+      const out = new Int32Array(kept * 2);
+      let j = 0;
+      for (let i = 0; i < n; i++) {
+        const to = remap[list[i * 2]];
+        if (to < 0) continue;
+        out[j++] = to;
+        out[j++] = list[i * 2 + 1];
+      }
+      termIds.set(term, postings.length);
+      postings.push(out);
+      counts.push(kept);
+      total += kept;
+    }
+
+    const surfaces = new Map<string, string>();
+    for (const [surface, term] of this.surfaceTerms) if (termIds.has(term)) surfaces.set(surface, term);
+
+    for (const entry of this.servers.values()) entry.slots = entry.slots.map((s) => remap[s]).filter((s) => s >= 0);
+
+    this.slotDocs = docs;
+    this.slotAlive = alive;
+    this.slotFieldLengths = lengths;
+    this.fieldLengthSums = sums;
+    this.slotCount = next;
+    this.liveCount = next;
+    this.deadCount = 0;
+    this.termIds = termIds;
+    this.postings = postings;
+    this.postingCounts = counts;
+    this.totalPostings = total;
+    this.surfaceTerms = surfaces;
+    this.sortedSurfaces = [...surfaces.keys()].sort();
+    this.pendingSurfaces = [];
+  }
+
+  // ---- queries ---------------------------------------------------------------------------------------
+
+  /**
+   * One group per distinct query word: the word's own term, its synonyms and, for a word the index does
+   * not know or the last word still being typed, the known words it begins. A tool scores the best
+   * alternative of each group, so synonyms widen a query without counting twice.
+   */
+  private parseQuery(query: string): QueryGroup[] {
+    const words = splitWords(describeArguments(query)).filter(isIndexable);
+    const typing = /[\p{L}\p{N}]$/u.test(query);
+    const groups: QueryGroup[] = [];
+    const seenTerms = new Set<string>();
+    for (let i = 0; i < words.length && groups.length < MAX_QUERY_TERMS; i++) {
+      const word = words[i];
+      const term = termOf(word);
+      if (seenTerms.has(term)) continue;
+      seenTerms.add(term);
+      const weights = new Map<string, number>();
+      const offer = (t: string, w: number): void => {
+        if (w > (weights.get(t) ?? 0)) weights.set(t, w);
+      };
+      offer(term, 1);
+      for (const alt of alternativesOf(term)) offer(alt.term, alt.weight);
+      // Only the word being typed is taken as possibly unfinished; an unknown word earlier in the query is
+      // more likely a name ("Sam", "Tokyo") than the start of a word, and completing it only adds noise.
+      if (word.length >= MIN_PREFIX_LENGTH && typing && i === words.length - 1) {
+        for (const t of this.completions(word)) offer(t, this.ranking.prefixWeight);
+      }
+      const alternatives: QueryAlternative[] = [];
+      for (const [t, weight] of weights) {
+        const termId = this.termIds.get(t);
+        if (termId !== undefined && this.postingCounts[termId] > 0) alternatives.push({ termId, weight });
+      }
+      groups.push({ alternatives });
+    }
+    return groups;
+  }
+
+  /** Terms of the most frequent known words that start with `prefix` (not the word itself). */
+  private completions(prefix: string): string[] {
+    this.mergePendingSurfaces();
+    const found = new Map<string, number>();
+    const consider = (surface: string): void => {
+      if (surface.length <= prefix.length || !surface.startsWith(prefix)) return;
+      const term = this.surfaceTerms.get(surface);
+      if (term === undefined || found.has(term)) return;
+      const id = this.termIds.get(term);
+      if (id !== undefined) found.set(term, this.postingCounts[id]);
+    };
+    const sorted = this.sortedSurfaces;
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid] < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    // bounded scan: a two-letter prefix of a huge vocabulary must not walk it all
+    for (let i = lo, seen = 0; i < sorted.length && seen < 512 && sorted[i].startsWith(prefix); i++, seen++) {
+      consider(sorted[i]);
+    }
+    return [...found]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, this.ranking.maxPrefixExpansions)
+      .map(([term]) => term);
+  }
+
+  private mergePendingSurfaces(): void {
+    if (this.pendingSurfaces.length === 0) return;
+    const pending = this.pendingSurfaces.sort();
+    const merged: string[] = new Array(this.sortedSurfaces.length + pending.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    const old = this.sortedSurfaces;
+    while (i < old.length && j < pending.length) merged[k++] = old[i] <= pending[j] ? old[i++] : pending[j++];
+    while (i < old.length) merged[k++] = old[i++];
+    while (j < pending.length) merged[k++] = pending[j++];
+    this.sortedSurfaces = merged;
+    this.pendingSurfaces = [];
+  }
+
+  private ensureScratch(): void {
+    if (this.acc.length >= this.slotCount) return;
+    const cap = Math.max(1024, this.slotAlive.length);
+    this.acc = new Float64Array(cap);
+    this.groupBest = new Float64Array(cap);
+    this.matchedGroups = new Float32Array(cap);
+    this.groupWeight = new Float32Array(cap);
+    this.nameGroups = new Float32Array(cap);
+    this.groupNameHit = new Float32Array(cap);
+    this.touched = new Int32Array(cap);
+    this.groupTouched = new Int32Array(cap);
+  }
+
+  /** BM25F over the postings of the query's terms; returns how many slots got a score. */
+  private accumulate(groups: QueryGroup[]): number {
+    this.ensureScratch();
+    const { fields, k1 } = this.ranking;
+    const n = this.slotCount;
+    const weight = new Float64Array(FIELD_COUNT);
+    const bOverAvg = new Float64Array(FIELD_COUNT);
+    const oneMinusB = new Float64Array(FIELD_COUNT);
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const avg = this.fieldLengthSums[f] / n || 1;
+      weight[f] = fields[f].weight;
+      oneMinusB[f] = 1 - fields[f].b;
+      bOverAvg[f] = fields[f].b / avg;
+    }
+    const acc = this.acc;
+    const best = this.groupBest;
+    const matched = this.matchedGroups;
+    const groupWeight = this.groupWeight;
+    const nameGroups = this.nameGroups;
+    const nameHit = this.groupNameHit;
+    const touched = this.touched;
+    const groupTouched = this.groupTouched;
+    const alive = this.slotAlive;
+    const lengths = this.slotFieldLengths;
+    let touchedCount = 0;
+
+    for (const group of groups) {
+      let groupCount = 0;
+      for (const alt of group.alternatives) {
+        const list = this.postings[alt.termId];
+        const count = this.postingCounts[alt.termId];
+        const idf = Math.log(1 + (n - count + 0.5) / (count + 0.5));
+        const w = alt.weight * idf * (k1 + 1);
+        for (let i = 0; i < count; i++) {
+          const slot = list[i * 2];
+          if (alive[slot] === 0) continue;
+          const packed = list[i * 2 + 1];
+          let tf = 0;
+          for (let f = 0, bits = packed; bits !== 0; f++, bits >>>= TF_BITS) {
+            const raw = bits & TF_MAX;
+            if (raw === 0) continue;
+            tf += (weight[f] * raw) / (oneMinusB[f] + bOverAvg[f] * lengths[slot * FIELD_COUNT + f]);
+          }
+          const s = (w * tf) / (k1 + tf);
+          const prev = best[slot];
+          if (prev === 0) {
+            groupTouched[groupCount++] = slot;
+            if (acc[slot] === 0) touched[touchedCount++] = slot;
+          }
+          if (alt.weight > groupWeight[slot]) groupWeight[slot] = alt.weight;
+          if ((packed & NAME_MASK) !== 0 && alt.weight > nameHit[slot]) nameHit[slot] = alt.weight;
+          if (s > prev) {
+            acc[slot] += s - prev;
+            best[slot] = s;
+          }
+        }
+      }
+      for (let i = 0; i < groupCount; i++) {
+        const slot = groupTouched[i];
+        best[slot] = 0;
+        matched[slot] += groupWeight[slot];
+        groupWeight[slot] = 0;
+        nameGroups[slot] += nameHit[slot];
+        nameHit[slot] = 0;
+      }
+    }
+    return touchedCount;
+  }
+
+  private select(query: string, groupCount: number, touchedCount: number, limit: number, options: SearchOptions): SearchHit[] {
+    const { coverage, nameCoverage, fullNameBoost, exactNameBoost } = this.ranking;
+    const accept = acceptor(options);
+    const normalizedQuery = splitWords(query).filter(isIndexable).join(' ');
+    const typedNames = typedIdentifiers(query);
+    const top: Candidate[] = [];
+    for (let i = 0; i < touchedCount; i++) {
+      const slot = this.touched[i];
+      let score = this.acc[slot] * (1 + (coverage * (this.matchedGroups[slot] - 1)) / groupCount);
+      const nameLength = this.slotFieldLengths[slot * FIELD_COUNT + Field.NAME];
+      const doc = this.slotDocs[slot] as ToolDocument;
+      if (nameLength > 0) score *= 1 + (nameCoverage * Math.min(this.nameGroups[slot], nameLength)) / nameLength;
+      if (nameLength > 0 && this.nameGroups[slot] >= nameLength - 1e-6) {
+        score *= fullNameBoost;
+        const name = doc.toolName.toLowerCase();
+        if (typedNames.has(name) || splitWords(doc.toolName).filter(isIndexable).join(' ') === normalizedQuery) {
+          score *= exactNameBoost;
+        }
+      }
+      score = Math.round(score * 1e6) / 1e6;
+      if (top.length === limit && compare(score, doc, slot, top[top.length - 1]) >= 0) continue;
+      if (!accept(doc)) continue;
+      insertSorted(top, { slot, score, doc }, limit);
+    }
+    return top.map((c) => ({ doc: c.doc, score: c.score }));
+  }
+
+  private resetScratch(touchedCount: number): void {
+    for (let i = 0; i < touchedCount; i++) {
+      const slot = this.touched[i];
+      this.acc[slot] = 0;
+      this.matchedGroups[slot] = 0;
+      this.nameGroups[slot] = 0;
+    }
+  }
+}
+
+function prepare(doc: ToolDocument): PreparedDoc {
+  const tokens = fieldTokens(doc);
+  const terms = new Map<string, number>();
+  const surfaces = new Map<string, string>();
+  const fieldLengths: number[] = new Array(FIELD_COUNT);
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    fieldLengths[f] = tokens[f].length;
+    const shift = f * TF_BITS;
+    for (const t of tokens[f]) {
+      const packed = terms.get(t.term) ?? 0;
+      const tf = (packed >>> shift) & TF_MAX;
+      if (tf < TF_MAX) terms.set(t.term, packed + (1 << shift));
+      if (!surfaces.has(t.surface)) surfaces.set(t.surface, t.term);
+    }
+  }
+  return { doc, fieldLengths, terms, surfaces };
+}
+
+function clampLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIMIT;
+  return Math.max(1, Math.min(MAX_LIMIT, Math.floor(limit)));
+}
+
+/**
+ * A URL, domain or file name in a query is an argument to the tool, not a description of it: its parts
+ * ("https", "example", "com", "json") would match tools at random, while what it is says a lot.
+ */
+const FILE_NAME = new RegExp(
+  '\\b[\\w-]+\\.(?:' +
+    'txt|md|markdown|json|ya?ml|toml|ini|cfg|conf|env|csv|tsv|xml|html?|css|pdf|docx?|xlsx?|pptx?|odt|rtf|' +
+    'png|jpe?g|gif|svg|webp|bmp|ico|mp[34]|wav|mov|zip|tar|gz|tgz|rar|7z|log|sql|db|sqlite|py|rb|go|rs|java|' +
+    'kt|swift|c|h|cpp|hpp|cs|php|sh|bash|ps1|lock|ipynb' +
+    ')\\b',
+  'gi',
+);
+
+export function describeArguments(query: string): string {
+  return query
+    .replace(/\b(?:https?|ftp):\/\/\S+/gi, ' url ')
+    .replace(/\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|ai|app|co|edu|gov)\b\S*/gi, ' website ')
+    .replace(/(?:^|\s)(?:~|\.{1,2})?\/?(?:[\w.-]+\/)+[\w.-]+/g, ' file ')
+    .replace(FILE_NAME, ' file ');
+}
+
+/** Words of the query written like tool names (snake_case, kebab-case, camelCase, dotted), lower-cased. */
+function typedIdentifiers(query: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of query.split(/\s+/)) {
+    const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    if (/[_\-.]|[a-z][A-Z]/.test(word)) out.add(word.toLowerCase());
+  }
+  return out;
+}
+
+function acceptor(options: SearchOptions): (doc: ToolDocument) => boolean {
+  const kinds = options.kinds && options.kinds.length > 0 ? new Set(options.kinds) : undefined;
+  const serverIds = options.serverIds && options.serverIds.length > 0 ? new Set(options.serverIds) : undefined;
+  const visible = visibility(options.visible);
+  return (doc) =>
+    (kinds === undefined || kinds.has(doc.serverKind)) &&
+    (serverIds === undefined || serverIds.has(doc.serverId)) &&
+    visible(doc);
+}
+
+function visibility(visible: Visibility): (doc: ToolDocument) => boolean {
+  if (typeof visible === 'function') return visible;
+  if (visible === null || typeof visible !== 'object' || !('tenantId' in visible)) {
+    throw new TypeError('search needs a visibility: a tenant scope {tenantId} or a predicate');
+  }
+  const tenantId = visible.tenantId;
+  return (doc) => doc.tenantId === null || (tenantId !== null && doc.tenantId === tenantId);
+}
+
+/** Negative when `score`/`doc` ranks before `c`. */
+function compare(score: number, doc: ToolDocument, slot: number, c: Candidate): number {
+  if (score !== c.score) return score > c.score ? -1 : 1;
+  if (doc.serverId !== c.doc.serverId) return doc.serverId < c.doc.serverId ? -1 : 1;
+  if (doc.toolName !== c.doc.toolName) return doc.toolName < c.doc.toolName ? -1 : 1;
+  return slot - c.slot;
+}
+
+function insertSorted(top: Candidate[], c: Candidate, limit: number): void {
+  let lo = 0;
+  let hi = top.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(c.score, c.doc, c.slot, top[mid]) < 0) hi = mid;
+    else lo = mid + 1;
+  }
+  top.splice(lo, 0, c);
+  if (top.length > limit) top.pop();
+}
