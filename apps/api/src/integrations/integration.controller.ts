@@ -1,0 +1,26 @@
+import { Principal } from '@app/domain';
+import { Body, Controller, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal } from '../auth/auth.decorators';
+import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
+import { ServerDto } from '../servers/server.dto';
+import { CreateIntegrationDto } from './integration.dto';
+import { IntegrationService } from './integration.service';
+
+@ApiTags('integrations')
+@ApiAuthenticated()
+@Controller('api/v1/integrations')
+export class IntegrationController {
+  constructor(private readonly integrations: IntegrationService) {}
+
+  @Post()
+  @ApiOperation({
+    summary: 'Connect a Pipedream Connect app account (tenant keys): makes an INTEGRATION server and queues its discovery',
+    description: 'Answers 422 when the platform has no Pipedream Connect configuration.',
+  })
+  @ApiCreatedResponse({ type: ServerDto })
+  @ApiProblems(400, 403, 409, 422)
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateIntegrationDto): Promise<ServerDto> {
+    return this.integrations.create(principal, body);
+  }
+}

@@ -1,0 +1,70 @@
+import { AppConfig, APP_CONFIG } from '@app/config';
+import { ServerRepository } from '@app/database';
+import { ForbiddenError, InvalidInputError, NotConfiguredError, Principal, ServerKind, ServerStatus, TransportType } from '@app/domain';
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { AuditService } from '../audit/audit.service';
+import { ServerDto } from '../servers/server.dto';
+import { toServerDto } from '../servers/server.presenter';
+import { ServerService } from '../servers/server.service';
+import { CreateIntegrationDto } from './integration.dto';
+
+/**
+ * INTEGRATION servers: a tenant's connected app account, reached through
+ * Pipedream Connect's remote MCP server. The registry stores which app and
+ * account; the token and the x-pd-* headers are made when connecting.
+ */
+@Injectable()
+export class IntegrationService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly servers: ServerRepository,
+    private readonly serverService: ServerService,
+    private readonly audit: AuditService,
+  ) {}
+
+  async create(principal: Principal, dto: CreateIntegrationDto): Promise<ServerDto> {
+    if (principal.type !== 'tenant') {
+      throw new ForbiddenError("integrations connect a tenant's own app account: call this with the tenant's API key");
+    }
+    const pipedream = this.config.pipedream;
+    if (!pipedream) {
+      throw new NotConfiguredError(
+        'Pipedream Connect is not configured on this platform: the operator sets PIPEDREAM_CLIENT_ID, PIPEDREAM_CLIENT_SECRET and PIPEDREAM_PROJECT_ID',
+      );
+    }
+    const name = (dto.name ?? `pipedream-${dto.appSlug}${dto.accountId ? `-${dto.accountId}` : ''}`).trim();
+    if (!name) throw new InvalidInputError('name: must not be blank', [{ field: 'name', message: 'must not be blank' }]);
+    const server = await this.servers.create({
+      id: randomUUID(),
+      tenantId: principal.tenantId,
+      name,
+      kind: ServerKind.INTEGRATION,
+      transport: TransportType.STREAMABLE_HTTP,
+      url: pipedream.mcpUrl,
+      command: null,
+      args: [],
+      env: {},
+      headers: {},
+      credentialsCipher: null,
+      credentialsEnv: null,
+      enabled: true,
+      metadata: dto.metadata ?? {},
+      discoveryIntervalSeconds: null,
+      appSlug: dto.appSlug,
+      accountId: dto.accountId ?? null,
+      status: ServerStatus.DISCOVERING,
+      statusReason: 'discovery queued',
+      discoveryRequestedAt: new Date(),
+    });
+    await this.serverService.queueDiscovery(server.id, 'registered');
+    await this.audit.record(principal, {
+      action: 'integration.create',
+      resourceType: 'server',
+      resourceId: server.id,
+      tenantId: server.tenantId,
+      detail: { name: server.name, appSlug: server.appSlug, accountId: server.accountId },
+    });
+    return toServerDto(server, principal);
+  }
+}
