@@ -3,11 +3,12 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { IntegrationModule } from './integrations/integration.module';
+import { ServerInfoModule } from './llm/server-info.module';
 import { ServerModule } from './servers/server.module';
 import { TenantModule } from './tenants/tenant.module';
 
 /** The registry's REST and RPC API: keys and tenants, servers by kind, integrations, the audit log. */
 @Module({
-  imports: [DatabaseModule, AuthModule, AuditModule, TenantModule, ServerModule, IntegrationModule],
+  imports: [DatabaseModule, AuthModule, AuditModule, TenantModule, ServerModule, IntegrationModule, ServerInfoModule],
 })
 export class RegistryApiModule {}

@@ -2,10 +2,17 @@ import { DiscoveryRunRecord } from '@app/database';
 import { kindToWire, Principal, ServerRecord, statusToWire } from '@app/domain';
 import { DiscoveryRunDto, ServerDto } from './server.dto';
 
-/** The capability names a server reported: the keys of its capabilities object (tools, resources, prompts, logging...). */
+const CAPABILITY_ORDER = ['tools', 'resources', 'prompts', 'logging', 'completions'];
+
+/**
+ * The capability names a server reported: the keys of its capabilities object,
+ * in a fixed order (the stored JSON does not keep the server's key order).
+ */
 export function capabilityNames(capabilities: Record<string, unknown> | null): string[] {
   if (!capabilities) return [];
-  return Object.keys(capabilities).filter((k) => capabilities[k] !== undefined && capabilities[k] !== null && capabilities[k] !== false);
+  const names = Object.keys(capabilities).filter((k) => capabilities[k] !== undefined && capabilities[k] !== null && capabilities[k] !== false);
+  const rank = (n: string) => (CAPABILITY_ORDER.includes(n) ? CAPABILITY_ORDER.indexOf(n) : CAPABILITY_ORDER.length);
+  return names.sort((x, y) => rank(x) - rank(y) || x.localeCompare(y));
 }
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);

@@ -1,0 +1,80 @@
+import { KIND_WIRE_NAMES, STATUS_WIRE_NAMES } from '@app/domain';
+import { MAX_PAGE_SIZE } from '@app/database';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsOptionalNotNull, IsWireKind, IsWireStatus } from '../common/validators';
+import { ToolDefinitionDto } from '../servers/server.dto';
+
+export class GetServerInfoDto {
+  @ApiProperty({ description: 'The server (its id, from mcp-list-servers or mcp-search-tools)' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  serverId!: string;
+}
+
+export class ListServersRpcDto {
+  @ApiPropertyOptional({
+    description: 'Only this kind: canonical name or number',
+    oneOf: [{ type: 'string', enum: KIND_WIRE_NAMES }, { type: 'integer', minimum: 1, maximum: 5 }],
+  })
+  @IsOptionalNotNull()
+  @IsWireKind()
+  kind?: string | number;
+
+  @ApiPropertyOptional({
+    description: 'Only this status: canonical name or number',
+    oneOf: [{ type: 'string', enum: STATUS_WIRE_NAMES }, { type: 'integer', minimum: 1, maximum: 4 }],
+  })
+  @IsOptionalNotNull()
+  @IsWireStatus()
+  status?: string | number;
+
+  @ApiPropertyOptional({ description: `Servers per page (1 to ${MAX_PAGE_SIZE}, default 50)`, minimum: 1, maximum: MAX_PAGE_SIZE })
+  @IsOptionalNotNull()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  pageSize?: number;
+
+  @ApiPropertyOptional({ description: 'nextPageToken of the previous page' })
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(512)
+  pageToken?: string;
+}
+
+/** The reference contract's MCPServerInfo: exactly these fields. */
+export class McpServerInfoDto {
+  @ApiProperty({ description: 'Identifier of the MCP server' })
+  serverId!: string;
+
+  @ApiProperty({ description: 'Display name of the MCP server' })
+  name!: string;
+
+  @ApiProperty({ description: 'Version the server reported (empty until discovered)' })
+  version!: string;
+
+  @ApiProperty({ description: 'Capabilities reported by the server, e.g. ["tools","resources","prompts","logging"]', type: [String] })
+  capabilities!: string[];
+
+  @ApiProperty({ description: 'Additional attributes (labels)', type: 'object', additionalProperties: { type: 'string' } })
+  metadata!: Record<string, string>;
+
+  @ApiProperty({ description: 'Current connection status', enum: STATUS_WIRE_NAMES })
+  status!: string;
+
+  @ApiProperty({ description: 'Tool definitions currently reported by the server', type: [ToolDefinitionDto] })
+  availableTools!: ToolDefinitionDto[];
+
+  @ApiProperty({ description: 'Ownership category', enum: KIND_WIRE_NAMES })
+  kind!: string;
+}
+
+export class McpServerInfoPageDto {
+  @ApiProperty({ description: 'Servers the caller may see, oldest first', type: [McpServerInfoDto] })
+  servers!: McpServerInfoDto[];
+
+  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last page' })
+  nextPageToken?: string;
+}

@@ -1,0 +1,49 @@
+import { DEFAULT_PAGE_SIZE, ServerRepository, ToolRepository } from '@app/database';
+import { kindToWire, NotFoundError, parseKind, parseStatus, Principal, ServerRecord, statusToWire, ToolDefinition } from '@app/domain';
+import type { ListServersInput, ListServersResult, McpServerInfo } from '@app/registry';
+import { Injectable } from '@nestjs/common';
+import { capabilityNames } from '../servers/server.presenter';
+
+/** A server as the reference contract's MCPServerInfo: exactly its fields, enums as canonical names. */
+export function toMcpServerInfo(s: ServerRecord, tools: ToolDefinition[]): McpServerInfo {
+  return {
+    serverId: s.id,
+    name: s.name,
+    version: s.serverVersion ?? '',
+    capabilities: capabilityNames(s.capabilities),
+    metadata: s.metadata,
+    status: statusToWire(s.status),
+    availableTools: tools,
+    kind: kindToWire(s.kind),
+  };
+}
+
+/** The LLM-facing view of servers (the RPC API and the registry's own MCP tools), scoped by the caller. */
+@Injectable()
+export class ServerInfoService {
+  constructor(
+    private readonly servers: ServerRepository,
+    private readonly tools: ToolRepository,
+  ) {}
+
+  async getServerInfo(principal: Principal, serverId: string): Promise<McpServerInfo> {
+    const server = await this.servers.findById(serverId, principal);
+    if (!server) throw new NotFoundError(`server ${serverId} not found`);
+    return toMcpServerInfo(server, await this.tools.listByServer(server.id));
+  }
+
+  async listServers(principal: Principal, input: ListServersInput): Promise<ListServersResult> {
+    const kind = input.kind === undefined ? undefined : parseKind(input.kind);
+    const status = input.status === undefined ? undefined : parseStatus(input.status);
+    const page = await this.servers.list(
+      principal,
+      { kinds: kind ? [kind] : undefined, status },
+      { pageSize: input.pageSize ?? DEFAULT_PAGE_SIZE, pageToken: input.pageToken },
+    );
+    const tools = await this.tools.listByServers(page.items.map((s) => s.id));
+    return {
+      servers: page.items.map((s) => toMcpServerInfo(s, tools.get(s.id) ?? [])),
+      ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
+    };
+  }
+}
