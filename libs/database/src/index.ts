@@ -12,3 +12,11 @@ export { ServerRepository, ServerCreate, ServerChange, ServerFilter, StoredCrede
 export { AuditRepository, AuditEventInput, AuditEventRecord, AuditActorType, AuditFilter } from './repositories/audit.repository';
 export { ToolRepository } from './repositories/tool.repository';
 export { DiscoveryRunRepository, DiscoveryRunRecord } from './repositories/discovery-run.repository';
+export {
+  CatalogRepository,
+  CatalogServerRow,
+  CatalogToolRow,
+  CatalogSnapshot,
+  CatalogChangeRow,
+  CatalogChanges,
+} from './repositories/catalog.repository';

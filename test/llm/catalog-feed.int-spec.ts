@@ -1,0 +1,136 @@
+import { CatalogRepository, createPrismaClient, migrate, PrismaClient } from '@app/database';
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { createEmptyDatabase, ScratchDatabase } from '../foundation/scratch-database';
+
+/**
+ * The change feed behind every replica's tool catalog: the triggers append the servers each write touched,
+ * and a reader that keeps the snapshot xmin misses nothing, even a change whose transaction began before
+ * the reader looked and committed after.
+ */
+describe('the catalog change feed', () => {
+  let db: ScratchDatabase;
+  let prisma: PrismaClient;
+  let catalog: CatalogRepository;
+  let sql: Client;
+
+  beforeAll(async () => {
+    db = await createEmptyDatabase();
+    await migrate(db.url);
+    prisma = createPrismaClient(db.url, 4);
+    catalog = new CatalogRepository(prisma);
+    sql = new Client({ connectionString: db.url });
+    await sql.connect();
+  });
+
+  afterAll(async () => {
+    await sql?.end();
+    await prisma?.$disconnect();
+    await db?.drop();
+  });
+
+  async function addServer(status = 'CONNECTED', discovered = true): Promise<string> {
+    const id = randomUUID();
+    await sql.query(
+      `INSERT INTO servers (id, owner_scope, name, kind, transport, url, status, last_discovered_at)
+       VALUES ($1, 'platform', $2, 'BUILT_IN', 'STREAMABLE_HTTP', 'http://x.test/mcp', $3, ${discovered ? 'now()' : 'NULL'})`,
+      [id, `s-${id}`, status],
+    );
+    return id;
+  }
+
+  async function replaceTools(serverId: string, names: string[], client: Client = sql): Promise<void> {
+    await client.query('DELETE FROM tools WHERE server_id = $1', [serverId]);
+    for (const [i, name] of names.entries()) {
+      await client.query(
+        `INSERT INTO tools (id, server_id, name, description, input_schema, hash, position) VALUES ($1, $2, $3, $4, $5, 'h', $6)`,
+        [randomUUID(), serverId, name, `The ${name} tool`, JSON.stringify({ type: 'object', properties: { q: { type: 'string', default: null } } }), i],
+      );
+    }
+  }
+
+  async function changedSince(xmin: bigint): Promise<{ ids: string[]; xmin: bigint }> {
+    const r = await catalog.changesSince(xmin);
+    return { ids: [...new Set(r.changes.map((c) => c.serverId))], xmin: r.xmin };
+  }
+
+  it('loads live servers with their tools as whole definitions, nulls inside schemas kept', async () => {
+    const live = await addServer();
+    await replaceTools(live, ['alpha', 'beta']);
+    const rediscovering = await addServer('DISCOVERING', true);
+    await replaceTools(rediscovering, ['gamma']);
+    const failed = await addServer('ERROR');
+    await replaceTools(failed, ['delta']);
+    const fresh = await addServer('DISCOVERING', false);
+
+    const snap = await catalog.loadAll();
+    const ids = snap.servers.map((s) => s.id);
+    expect(ids).toEqual(expect.arrayContaining([live, rediscovering]));
+    expect(ids).not.toContain(failed);
+    expect(ids).not.toContain(fresh);
+    const alpha = snap.tools.find((t) => t.serverId === live && t.toolName === 'alpha')!;
+    expect(JSON.parse(alpha.definition)).toEqual({
+      name: 'alpha',
+      description: 'The alpha tool',
+      inputSchema: { type: 'object', properties: { q: { type: 'string', default: null } } },
+    });
+    expect(snap.tools.filter((t) => t.serverId === failed)).toEqual([]);
+  });
+
+  it('reports tool replacements, deletes and status changes, but not discovery bookkeeping', async () => {
+    const id = await addServer();
+    let { xmin } = await changedSince(0n);
+    await replaceTools(id, ['one']);
+    let next = await changedSince(xmin);
+    expect(next.ids).toContain(id);
+    xmin = next.xmin;
+
+    const before = (await catalog.changesSince(xmin)).changes.length;
+    await sql.query(`UPDATE servers SET discovery_lease_owner = 'w1', discovery_lease_until = now(), updated_at = now() WHERE id = $1`, [id]);
+    await sql.query(`UPDATE servers SET next_discovery_at = now(), status_reason = 'queued' WHERE id = $1`, [id]);
+    expect((await catalog.changesSince(xmin)).changes.length).toBe(before);
+
+    await sql.query(`UPDATE servers SET status = 'ERROR' WHERE id = $1`, [id]);
+    next = await changedSince(xmin);
+    expect(next.ids).toContain(id);
+    const loaded = await catalog.loadServers([id]);
+    expect(loaded.servers[0]).toMatchObject({ id, live: false });
+    expect(loaded.tools).toEqual([]);
+
+    await sql.query('DELETE FROM servers WHERE id = $1', [id]);
+    next = await changedSince(next.xmin);
+    expect(next.ids).toContain(id);
+    expect((await catalog.loadServers([id])).servers).toEqual([]);
+  });
+
+  // The embedded PostgreSQL runs every connection in one session, so two transactions cannot be open at once there.
+  const separateSessions = process.env.TEST_DATABASE_URL ? it : it.skip;
+  separateSessions('misses no change whose transaction started before a poll and committed after it (skipped on the embedded PostgreSQL: one session for all connections)', async () => {
+    const id = await addServer();
+    const late = new Client({ connectionString: db.url });
+    await late.connect();
+    try {
+      await late.query('BEGIN');
+      await replaceTools(id, ['slow'], late);
+      // A poll while the writer is still open: it cannot see the change yet...
+      const during = await changedSince((await catalog.changesSince(0n)).xmin);
+      expect(during.ids).not.toContain(id);
+      // ...and a quicker writer commits after it, with a later sequence number.
+      const quick = await addServer();
+      await replaceTools(quick, ['fast']);
+      const afterQuick = await changedSince(during.xmin);
+      expect(afterQuick.ids).toContain(quick);
+      await late.query('COMMIT');
+      const afterLate = await changedSince(afterQuick.xmin);
+      expect(afterLate.ids).toContain(id);
+    } finally {
+      await late.end();
+    }
+  });
+
+  it('prunes old changes', async () => {
+    await sql.query(`UPDATE catalog_changes SET at = now() - interval '2 hours'`);
+    expect(await catalog.prune(3_600_000)).toBeGreaterThan(0);
+    expect((await catalog.changesSince(0n)).changes).toEqual([]);
+  });
+});
