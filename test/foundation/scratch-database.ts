@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { runDatabasePrefix } from '../support/database';
 
 export interface ScratchDatabase {
   url: string;
@@ -14,8 +15,8 @@ export interface ScratchDatabase {
 
 /**
  * An empty database (no migrations applied): a new database on the machine's PostgreSQL, or an embedded
- * PostgreSQL of its own where none answers. Named `mcpr_t_*` so that the global teardown drops it if a
- * test file dies before dropping it.
+ * PostgreSQL of its own where none answers. Named with this run's prefix so that the global teardown drops
+ * it if a test file dies before dropping it.
  */
 export async function createEmptyDatabase(): Promise<ScratchDatabase> {
   const base = process.env.TEST_DATABASE_URL;
@@ -31,7 +32,7 @@ export async function createEmptyDatabase(): Promise<ScratchDatabase> {
       },
     };
   }
-  const name = `mcpr_t_${randomBytes(6).toString('hex')}`;
+  const name = `${runDatabasePrefix()}${randomBytes(6).toString('hex')}`;
   await adminQuery(base, `CREATE DATABASE ${name}`);
   const u = new URL(base);
   u.pathname = `/${name}`;

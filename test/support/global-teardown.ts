@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { runDatabasePrefix } from './database';
 
 export default async function globalTeardown(): Promise<void> {
   const url = process.env.TEST_DATABASE_URL;
@@ -7,10 +8,12 @@ export default async function globalTeardown(): Promise<void> {
   const admin = new Client({ connectionString: url });
   await admin.connect();
   try {
-    // Databases cloned by test files that crashed before dropping theirs.
+    // Databases this run's test files left behind when they crashed; never another run's (starts_with, not
+    // LIKE: in LIKE an underscore matches any character).
+    const prefix = runDatabasePrefix();
     const { rows } = await admin.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname LIKE 'mcpr_t_%' OR datname = $1`,
-      [template],
+      `SELECT datname FROM pg_database WHERE starts_with(datname, $1) OR datname = $2`,
+      [prefix, template],
     );
     for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
   } finally {
