@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
+import { PlatformServersService } from './platform-servers.service';
 import { ServerController } from './server.controller';
 import { credentialsCipherProvider, outboundPolicyProvider } from './server-secrets';
 import { ServerService } from './server.service';
@@ -7,7 +8,7 @@ import { ServerService } from './server.service';
 @Module({
   imports: [AuditModule],
   controllers: [ServerController],
-  providers: [ServerService, credentialsCipherProvider, outboundPolicyProvider],
-  exports: [ServerService, credentialsCipherProvider, outboundPolicyProvider],
+  providers: [ServerService, PlatformServersService, credentialsCipherProvider, outboundPolicyProvider],
+  exports: [ServerService, PlatformServersService, credentialsCipherProvider, outboundPolicyProvider],
 })
 export class ServerModule {}

@@ -168,15 +168,15 @@ export class ServerRepository {
     }
   }
 
-  /** Removes the platform's servers of one kind whose names are not listed; returns the names removed. */
-  async deletePlatformKindExcept(kind: ServerKind, keep: string[]): Promise<string[]> {
+  /** Removes the platform's servers of one kind whose names are not listed; returns those removed. */
+  async deletePlatformKindExcept(kind: ServerKind, keep: string[]): Promise<{ id: string; name: string }[]> {
     const gone = await this.prisma.server.findMany({
       where: { tenantId: null, kind, name: { notIn: keep } },
       select: { id: true, name: true },
     });
     if (gone.length === 0) return [];
     await this.prisma.server.deleteMany({ where: { id: { in: gone.map((g) => g.id) }, kind } });
-    return gone.map((g) => g.name);
+    return gone;
   }
 
   /** The encrypted credentials or environment reference of a server: for the connector, never for a response. */

@@ -1,0 +1,234 @@
+import { AppConfig, APP_CONFIG, ConfigError } from '@app/config';
+import { CredentialsCipher } from '@app/credentials';
+import { ServerChange, ServerRepository } from '@app/database';
+import { ConflictError, ServerCredentials, ServerKind, ServerRecord, ServerStatus, TransportType } from '@app/domain';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { AuditActor, AuditService } from '../audit/audit.service';
+import { ExternalRegistration, parseExternalServersFile } from './external-servers.file';
+import { splitCredentials } from './server.rules';
+import { ServerService } from './server.service';
+
+/** The in-process servers this process hosts, by name (the MCP lib's InProcessServers). */
+export interface InternalServerCatalog {
+  list(): { name: string }[];
+}
+export const INTERNAL_SERVER_CATALOG = Symbol('INTERNAL_SERVER_CATALOG');
+
+/** A platform server as a start-up source wants it. */
+interface Desired {
+  name: string;
+  transport: TransportType;
+  url: string | null;
+  command: string | null;
+  args: string[];
+  env: Record<string, string>;
+  headers: Record<string, string>;
+  credentials: { secret: ServerCredentials | null; env: string | null };
+  enabled: boolean;
+  metadata: Record<string, string>;
+  discoveryIntervalSeconds: number | null;
+}
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const sortedJson = (v: Record<string, unknown> | null | undefined) => JSON.stringify(Object.entries(v ?? {}).sort(([x], [y]) => x.localeCompare(y)));
+
+/**
+ * The platform servers that are not registered through the API, brought in line
+ * with their sources at start: INTERNAL servers from the in-process servers
+ * defined in code, EXTERNAL servers from EXTERNAL_SERVERS_FILE. A server no
+ * longer in its source is removed. Each change is audited as the platform's.
+ */
+@Injectable()
+export class PlatformServersService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(PlatformServersService.name);
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly servers: ServerRepository,
+    private readonly cipher: CredentialsCipher,
+    private readonly serverService: ServerService,
+    private readonly audit: AuditService,
+    @Optional() @Inject(INTERNAL_SERVER_CATALOG) private readonly catalog?: InternalServerCatalog,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.syncExternal();
+    await this.syncInternal();
+  }
+
+  /** EXTERNAL_SERVERS_FILE, read and validated; none configured means no EXTERNAL servers. */
+  async readExternalFile(): Promise<ExternalRegistration[]> {
+    const path = this.config.externalServersFile;
+    if (!path) return [];
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`EXTERNAL_SERVERS_FILE: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    return parseExternalServersFile(text);
+  }
+
+  async syncExternal(): Promise<void> {
+    const entries = await this.readExternalFile();
+    const desired = entries.map(
+      (e): Desired => ({
+        name: e.name,
+        transport: e.transport,
+        url: e.url ?? null,
+        command: e.command ?? null,
+        args: e.args ?? [],
+        env: e.env ?? {},
+        headers: e.headers ?? {},
+        credentials: e.credentials ? splitCredentials(e.credentials) : { secret: null, env: null },
+        enabled: e.enabled ?? true,
+        metadata: e.metadata ?? {},
+        discoveryIntervalSeconds: e.discoveryIntervalSeconds ?? null,
+      }),
+    );
+    await this.sync(ServerKind.EXTERNAL, desired, 'EXTERNAL_SERVERS_FILE');
+  }
+
+  async syncInternal(catalog: InternalServerCatalog | undefined = this.catalog): Promise<void> {
+    if (!catalog) return;
+    const defined = catalog.list();
+    // A process that hosts no in-process server cannot tell which exist: it leaves the rows alone.
+    if (defined.length === 0) return;
+    const desired = defined.map(
+      (d): Desired => ({
+        name: d.name,
+        transport: TransportType.IN_PROCESS,
+        url: null,
+        command: null,
+        args: [],
+        env: {},
+        headers: {},
+        credentials: { secret: null, env: null },
+        enabled: true,
+        metadata: {},
+        discoveryIntervalSeconds: null,
+      }),
+    );
+    await this.sync(ServerKind.INTERNAL, desired, 'in-process servers');
+  }
+
+  private async sync(kind: ServerKind, desired: Desired[], source: string): Promise<void> {
+    const actor: AuditActor = { type: 'system', source };
+    for (const d of desired) {
+      const existing = await this.servers.findPlatformByName(d.name);
+      if (existing && existing.kind !== kind) {
+        throw new ConfigError(`${source}: the name "${d.name}" is already used by the platform's ${existing.kind} server ${existing.id}`);
+      }
+      if (existing) await this.update(kind, existing, d, actor);
+      else await this.create(kind, d, actor);
+    }
+    const removed = await this.servers.deletePlatformKindExcept(
+      kind,
+      desired.map((d) => d.name),
+    );
+    for (const gone of removed) {
+      await this.audit.record(actor, { action: 'server.delete', resourceType: 'server', resourceId: gone.id, tenantId: null, detail: { name: gone.name, kind } });
+    }
+    if (desired.length || removed.length) {
+      this.logger.log({ kind, source, servers: desired.length, removed: removed.map((r) => r.name) }, 'platform servers synchronised');
+    }
+  }
+
+  private async create(kind: ServerKind, d: Desired, actor: AuditActor): Promise<void> {
+    const id = randomUUID();
+    let server: ServerRecord;
+    try {
+      server = await this.servers.create({
+        id,
+        tenantId: null,
+        name: d.name,
+        kind,
+        transport: d.transport,
+        url: d.url,
+        command: d.command,
+        args: d.args,
+        env: d.env,
+        headers: d.headers,
+        credentialsCipher: d.credentials.secret ? this.cipher.encrypt(d.credentials.secret, id) : null,
+        credentialsEnv: d.credentials.env,
+        enabled: d.enabled,
+        metadata: d.metadata,
+        discoveryIntervalSeconds: d.discoveryIntervalSeconds,
+        appSlug: null,
+        accountId: null,
+        status: d.enabled ? ServerStatus.DISCOVERING : ServerStatus.DISCONNECTED,
+        statusReason: d.enabled ? 'discovery queued' : 'disabled',
+        discoveryRequestedAt: d.enabled ? new Date() : null,
+      });
+    } catch (err) {
+      // Another replica starting at the same moment registered it first: bring that row in line instead.
+      if (!(err instanceof ConflictError)) throw err;
+      const raced = await this.servers.findPlatformByName(d.name);
+      if (!raced) throw err;
+      return this.update(kind, raced, d, actor);
+    }
+    if (d.enabled) await this.serverService.queueDiscovery(server.id, 'startup');
+    await this.audit.record(actor, { action: 'server.create', resourceType: 'server', resourceId: server.id, tenantId: null, detail: { name: d.name, kind } });
+  }
+
+  private async update(kind: ServerKind, s: ServerRecord, d: Desired, actor: AuditActor): Promise<void> {
+    const stored = await this.servers.findCredentials(s.id);
+    const credentialsChanged = !this.sameCredentials(s.id, stored?.credentialsCipher ?? null, stored?.credentialsEnv ?? null, d.credentials);
+    const connectionChanged =
+      credentialsChanged ||
+      s.transport !== d.transport ||
+      s.url !== d.url ||
+      s.command !== d.command ||
+      !sameJson(s.args, d.args) ||
+      sortedJson(s.env) !== sortedJson(d.env) ||
+      sortedJson(s.headers) !== sortedJson(d.headers);
+    const labelsChanged = sortedJson(s.metadata) !== sortedJson(d.metadata) || s.discoveryIntervalSeconds !== d.discoveryIntervalSeconds;
+    const enabledChanged = s.enabled !== d.enabled;
+    if (kind === ServerKind.INTERNAL) {
+      // The code may have changed with this deployment: look again at what it offers.
+      if (s.enabled) await this.serverService.queueDiscovery(s.id, 'startup');
+      return;
+    }
+    if (!connectionChanged && !labelsChanged && !enabledChanged) return;
+    const change: ServerChange = {
+      transport: d.transport,
+      url: d.url,
+      command: d.command,
+      args: d.args,
+      env: d.env,
+      headers: d.headers,
+      enabled: d.enabled,
+      metadata: d.metadata,
+      discoveryIntervalSeconds: d.discoveryIntervalSeconds,
+    };
+    if (credentialsChanged) {
+      change.credentialsCipher = d.credentials.secret ? this.cipher.encrypt(d.credentials.secret, s.id) : null;
+      change.credentialsEnv = d.credentials.env;
+    }
+    const rediscover = d.enabled && (connectionChanged || (enabledChanged && d.enabled));
+    if (!d.enabled) Object.assign(change, { status: ServerStatus.DISCONNECTED, statusReason: 'disabled' });
+    else if (rediscover) Object.assign(change, { status: ServerStatus.DISCOVERING, statusReason: 'discovery queued', discoveryRequestedAt: new Date() });
+    await this.servers.update(s.id, change);
+    if (rediscover) await this.serverService.queueDiscovery(s.id, 'startup');
+    const fields = [
+      ...(connectionChanged ? ['connection'] : []),
+      ...(labelsChanged ? ['labels'] : []),
+      ...(enabledChanged ? ['enabled'] : []),
+    ];
+    await this.audit.record(actor, { action: 'server.update', resourceType: 'server', resourceId: s.id, tenantId: null, detail: { name: d.name, kind, fields } });
+  }
+
+  private sameCredentials(serverId: string, cipher: string | null, env: string | null, wanted: Desired['credentials']): boolean {
+    if (env !== wanted.env) return false;
+    if (!cipher || !wanted.secret) return !cipher && !wanted.secret;
+    const canonical = (c: ServerCredentials) => JSON.stringify([c.bearerToken ?? null, sortedJson(c.headers)]);
+    try {
+      return canonical(this.cipher.decrypt(cipher, serverId)) === canonical(wanted.secret);
+    } catch {
+      // Not readable with the configured keys: write it anew.
+      return false;
+    }
+  }
+}
