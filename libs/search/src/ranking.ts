@@ -5,6 +5,11 @@ export interface FieldParams {
   readonly weight: number;
   /** Length normalisation, 0 (none) to 1 (full). */
   readonly b: number;
+  /**
+   * The length (in words) at which the field is neither favoured nor penalised: a fixed stand-in for BM25's
+   * average length, so that scores do not drift with what else is indexed. Set from the evaluation set.
+   */
+  readonly referenceLength: number;
 }
 
 export interface RankingParams {
@@ -33,12 +38,12 @@ function fields(entries: Record<Field, FieldParams>): FieldParams[] {
 
 export const DEFAULT_RANKING: RankingParams = {
   fields: fields({
-    [Field.NAME]: { weight: 3, b: 0.5 },
-    [Field.TITLE]: { weight: 2, b: 0.5 },
-    [Field.PURPOSE]: { weight: 1.5, b: 0.5 },
-    [Field.DESCRIPTION]: { weight: 0.6, b: 0.75 },
-    [Field.PARAMS]: { weight: 0.4, b: 0.75 },
-    [Field.SERVER]: { weight: 2, b: 0.3 },
+    [Field.NAME]: { weight: 3, b: 0.5, referenceLength: 2.5 },
+    [Field.TITLE]: { weight: 2, b: 0.5, referenceLength: 2.5 },
+    [Field.PURPOSE]: { weight: 1.5, b: 0.5, referenceLength: 6 },
+    [Field.DESCRIPTION]: { weight: 0.6, b: 0.75, referenceLength: 25 },
+    [Field.PARAMS]: { weight: 0.4, b: 0.75, referenceLength: 40 },
+    [Field.SERVER]: { weight: 2, b: 0.3, referenceLength: 1.5 },
   }),
   k1: 1.2,
   prefixWeight: 0.5,

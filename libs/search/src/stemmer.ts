@@ -7,12 +7,20 @@
  * Input is one lower-case ASCII word; anything else (digits, short words) comes back unchanged.
  */
 export function stem(word: string): string {
-  if (word.length <= 2 || !/^[a-z]+$/.test(word)) return word;
+  if (word.length <= 2 || !isLowerAscii(word)) return word;
   let w = word;
   w = step1a(w);
   w = step1b(w);
   w = step1c(w);
   return step5(w);
+}
+
+function isLowerAscii(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c < 97 || c > 122) return false;
+  }
+  return true;
 }
 
 function isConsonant(w: string, i: number): boolean {

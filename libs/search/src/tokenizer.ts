@@ -35,33 +35,87 @@ const MAX_WORD_LENGTH = 40;
  * "github" and "git hub" find it. Letters and digits stay together ("oauth2", "ec2").
  */
 export function splitWords(text: string): string[] {
+  // A hand-written scan rather than regular expressions: tokenizing is most of the cost of indexing a tool.
   const out: string[] = [];
-  const re = /[\p{L}\p{N}]+/gu;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
-    const run = m[0];
-    const parts = run
-      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-      .split(' ');
-    for (const part of parts) {
-      if (part.length <= MAX_WORD_LENGTH) out.push(part.toLowerCase());
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && kindOf(text, i) === OTHER) i++;
+    if (i >= n) break;
+    const start = i;
+    let partStart = i;
+    let parts = 0;
+    let prev = kindOf(text, i);
+    i++;
+    for (; i < n; i++) {
+      const kind = kindOf(text, i);
+      if (kind === OTHER) break;
+      // camelCase: "tP" in "listPull"; acronyms: "PS" in "HTTPServer" (an upper before upper-then-lower)
+      const boundary =
+        kind === UPPER &&
+        (prev === LOWER || prev === DIGIT || (prev === UPPER && i + 1 < n && kindOf(text, i + 1) === LOWER));
+      if (boundary) {
+        pushWord(out, text.slice(partStart, i));
+        parts++;
+        partStart = i;
+      }
+      prev = kind;
     }
-    if (parts.length > 1 && run.length <= MAX_WORD_LENGTH) out.push(run.toLowerCase());
+    pushWord(out, text.slice(partStart, i));
+    if (parts > 0) pushWord(out, text.slice(start, i));
   }
   return out;
+}
+
+const OTHER = 0;
+const LOWER = 1;
+const UPPER = 2;
+const DIGIT = 3;
+const NON_ASCII_UPPER = /\p{Lu}/u;
+const NON_ASCII_WORD = /[\p{L}\p{N}\p{M}]/u;
+
+function kindOf(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c >= 97 && c <= 122) return LOWER;
+  if (c >= 65 && c <= 90) return UPPER;
+  if (c >= 48 && c <= 57) return DIGIT;
+  if (c < 128) return OTHER;
+  const ch = text[i];
+  if (!NON_ASCII_WORD.test(ch)) return OTHER;
+  return NON_ASCII_UPPER.test(ch) ? UPPER : LOWER;
+}
+
+function pushWord(out: string[], word: string): void {
+  if (word.length <= MAX_WORD_LENGTH) out.push(word.toLowerCase());
 }
 
 /** Whether a lower-case word is kept as a search term. */
 export function isIndexable(word: string): boolean {
   if (STOP_WORDS.has(word)) return false;
   // single letters say nothing, and bare numbers are arguments ("PR 42", "5 replicas"), not intent
-  return word.length > 1 && !/^[0-9]+$/.test(word);
+  return word.length > 1 && !isNumber(word);
 }
 
-/** The index term for a lower-case word: its Porter stem. */
+const STEM_CACHE_LIMIT = 50_000;
+let stemCache = new Map<string, string>();
+
+function isNumber(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/** The index term for a lower-case word: its stem (remembered, since tool texts repeat their words a lot). */
 export function termOf(word: string): string {
-  return stem(word);
+  let term = stemCache.get(word);
+  if (term === undefined) {
+    term = stem(word);
+    if (stemCache.size >= STEM_CACHE_LIMIT) stemCache = new Map();
+    stemCache.set(word, term);
+  }
+  return term;
 }
 
 /** Words of a text as search terms, stop words dropped, in order (repeats kept, so term frequency counts). */

@@ -6,19 +6,25 @@ import type { SearchHit, SearchOptions, ToolDocument, Visibility } from './tool-
 
 /*
  * Layout. Every indexed tool occupies a slot (an integer). Per slot: the document, whether it is live, and
- * the length of each field. Per term: one Int32Array of postings, pairs [slot, packed term frequencies]
- * (5 bits per field). A server's tools are replaced by marking their slots dead and appending new ones, so
- * an update touches only the postings of the new tools; dead slots are skipped at query time and dropped
- * by a compaction once they are a quarter of all slots. As in Lucene until segments merge, document
- * frequencies and average field lengths count dead slots until then, which moves scores by a few percent
- * at most and never which tools are found.
+ * the length of its name. Per term: one Int32Array of postings, one int each: slot << 9 | in-name bit << 8 |
+ * impact. The impact is the term's BM25F weight in that tool without the idf (the field-weighted,
+ * length-normalised, saturated term frequency), computed when the tool is indexed and quantised to 8 bits;
+ * a query then costs one multiply per posting, and a tool's score does not depend on what else is indexed
+ * beyond the document frequencies. Field lengths are normalised by fixed reference lengths (see
+ * ranking.ts), so a tool indexed first and one indexed last are treated alike.
+ *
+ * A server's tools are replaced by marking their slots dead and appending new ones, so an update touches
+ * only the postings of the new tools; dead slots are skipped at query time and dropped by a compaction once
+ * they are a quarter of all slots. As in Lucene until segments merge, document frequencies count dead
+ * slots until then, which moves scores a little and never lets a removed tool be found.
  *
  * Every public method runs to completion synchronously, so a search never sees a server half replaced.
  */
 
-const TF_BITS = 5;
-const TF_MAX = (1 << TF_BITS) - 1;
-const NAME_MASK = TF_MAX << (Field.NAME * TF_BITS);
+const SLOT_SHIFT = 9;
+const NAME_BIT = 1 << 8;
+const IMPACT_MASK = 0xff;
+const MAX_SLOTS = 1 << (32 - SLOT_SHIFT);
 const EMPTY = new Int32Array(0);
 const MAX_LIMIT = 100;
 const DEFAULT_LIMIT = 10;
@@ -35,8 +41,8 @@ interface ServerEntry {
 
 interface PreparedDoc {
   readonly doc: ToolDocument;
-  readonly fieldLengths: number[];
-  /** Distinct terms and their packed per-field frequencies. */
+  readonly nameLength: number;
+  /** Distinct terms and their postings' low bits (in-name bit and impact). */
   readonly terms: Map<string, number>;
   /** Each distinct word as written, with its term. */
   readonly surfaces: Map<string, string>;
@@ -73,11 +79,10 @@ export class ToolSearchIndex {
   // per slot
   private slotDocs: (ToolDocument | undefined)[] = [];
   private slotAlive = new Uint8Array(1024);
-  private slotFieldLengths = new Uint16Array(1024 * FIELD_COUNT);
+  private slotNameLengths = new Uint8Array(1024);
   private slotCount = 0;
   private liveCount = 0;
   private deadCount = 0;
-  private fieldLengthSums = new Float64Array(FIELD_COUNT);
 
   // per term
   private termIds = new Map<string, number>();
@@ -140,7 +145,9 @@ export class ToolSearchIndex {
       }
     }
     // All analysis happens before the index changes, so a document that fails leaves the old tools in place.
-    const prepared = docs.map(prepare);
+    const prepared = docs.map((doc) => prepare(doc, this.ranking));
+    if (this.slotCount + prepared.length > MAX_SLOTS) this.compact();
+    if (this.slotCount + prepared.length > MAX_SLOTS) throw new RangeError(`the index holds at most ${MAX_SLOTS} tools`);
     this.dropServerSlots(serverId);
     if (prepared.length === 0) {
       this.servers.delete(serverId);
@@ -192,12 +199,8 @@ export class ToolSearchIndex {
     this.ensureSlotCapacity(this.slotCount);
     this.slotDocs[slot] = p.doc;
     this.slotAlive[slot] = 1;
-    for (let f = 0; f < FIELD_COUNT; f++) {
-      const len = Math.min(p.fieldLengths[f], 0xffff);
-      this.slotFieldLengths[slot * FIELD_COUNT + f] = len;
-      this.fieldLengthSums[f] += len;
-    }
-    for (const [term, packed] of p.terms) this.appendPosting(this.termIdOf(term), slot, packed);
+    this.slotNameLengths[slot] = Math.min(p.nameLength, 0xff);
+    for (const [term, low] of p.terms) this.appendPosting(this.termIdOf(term), slot * (1 << SLOT_SHIFT) + low);
     for (const [surface, term] of p.surfaces) {
       if (!this.surfaceTerms.has(surface)) {
         this.surfaceTerms.set(surface, term);
@@ -219,16 +222,15 @@ export class ToolSearchIndex {
     return id;
   }
 
-  private appendPosting(termId: number, slot: number, packed: number): void {
+  private appendPosting(termId: number, posting: number): void {
     let list = this.postings[termId];
     const n = this.postingCounts[termId];
-    if ((n + 1) * 2 > list.length) {
-      const grown = new Int32Array(Math.max(4, Math.ceil(list.length * 1.5) + 2) & ~1);
+    if (n === list.length) {
+      const grown = new Int32Array(Math.max(2, Math.ceil(n * 1.5)));
       grown.set(list);
       this.postings[termId] = list = grown;
     }
-    list[n * 2] = slot;
-    list[n * 2 + 1] = packed;
+    list[n] = posting | 0;
     this.postingCounts[termId] = n + 1;
     this.totalPostings++;
   }
@@ -240,9 +242,9 @@ export class ToolSearchIndex {
     const alive = new Uint8Array(cap);
     alive.set(this.slotAlive);
     this.slotAlive = alive;
-    const lengths = new Uint16Array(cap * FIELD_COUNT);
-    lengths.set(this.slotFieldLengths);
-    this.slotFieldLengths = lengths;
+    const nameLengths = new Uint8Array(cap);
+    nameLengths.set(this.slotNameLengths);
+    this.slotNameLengths = nameLengths;
   }
 
   private maybeCompact(): void {
@@ -258,18 +260,13 @@ export class ToolSearchIndex {
 
     const docs: (ToolDocument | undefined)[] = new Array(next);
     const alive = new Uint8Array(Math.max(1024, next));
-    const lengths = new Uint16Array(alive.length * FIELD_COUNT);
-    const sums = new Float64Array(FIELD_COUNT);
+    const nameLengths = new Uint8Array(alive.length);
     for (let slot = 0; slot < this.slotCount; slot++) {
       const to = remap[slot];
       if (to < 0) continue;
       docs[to] = this.slotDocs[slot];
       alive[to] = 1;
-      for (let f = 0; f < FIELD_COUNT; f++) {
-        const len = this.slotFieldLengths[slot * FIELD_COUNT + f];
-        lengths[to * FIELD_COUNT + f] = len;
-        sums[f] += len;
-      }
+      nameLengths[to] = this.slotNameLengths[slot];
     }
 
     const termIds = new Map<string, number>();
@@ -280,15 +277,13 @@ export class ToolSearchIndex {
       const list = this.postings[id];
       const n = this.postingCounts[id];
       let kept = 0;
-      for (let i = 0; i < n; i++) if (remap[list[i * 2]] >= 0) kept++;
+      for (let i = 0; i < n; i++) if (remap[list[i] >>> SLOT_SHIFT] >= 0) kept++;
       if (kept === 0) continue;
-      const out = new Int32Array(kept * 2);
+      const out = new Int32Array(kept);
       let j = 0;
       for (let i = 0; i < n; i++) {
-        const to = remap[list[i * 2]];
-        if (to < 0) continue;
-        out[j++] = to;
-        out[j++] = list[i * 2 + 1];
+        const to = remap[list[i] >>> SLOT_SHIFT];
+        if (to >= 0) out[j++] = (to * (1 << SLOT_SHIFT) + (list[i] & (NAME_BIT | IMPACT_MASK))) | 0;
       }
       termIds.set(term, postings.length);
       postings.push(out);
@@ -303,8 +298,7 @@ export class ToolSearchIndex {
 
     this.slotDocs = docs;
     this.slotAlive = alive;
-    this.slotFieldLengths = lengths;
-    this.fieldLengthSums = sums;
+    this.slotNameLengths = nameLengths;
     this.slotCount = next;
     this.liveCount = next;
     this.deadCount = 0;
@@ -415,17 +409,8 @@ export class ToolSearchIndex {
   /** BM25F over the postings of the query's terms; returns how many slots got a score. */
   private accumulate(groups: QueryGroup[]): number {
     this.ensureScratch();
-    const { fields, k1 } = this.ranking;
     const n = this.slotCount;
-    const weight = new Float64Array(FIELD_COUNT);
-    const bOverAvg = new Float64Array(FIELD_COUNT);
-    const oneMinusB = new Float64Array(FIELD_COUNT);
-    for (let f = 0; f < FIELD_COUNT; f++) {
-      const avg = this.fieldLengthSums[f] / n || 1;
-      weight[f] = fields[f].weight;
-      oneMinusB[f] = 1 - fields[f].b;
-      bOverAvg[f] = fields[f].b / avg;
-    }
+    const scale = (this.ranking.k1 + 1) / IMPACT_MASK;
     const acc = this.acc;
     const best = this.groupBest;
     const matched = this.matchedGroups;
@@ -435,7 +420,6 @@ export class ToolSearchIndex {
     const touched = this.touched;
     const groupTouched = this.groupTouched;
     const alive = this.slotAlive;
-    const lengths = this.slotFieldLengths;
     let touchedCount = 0;
 
     for (const group of groups) {
@@ -443,26 +427,20 @@ export class ToolSearchIndex {
       for (const alt of group.alternatives) {
         const list = this.postings[alt.termId];
         const count = this.postingCounts[alt.termId];
-        const idf = Math.log(1 + (n - count + 0.5) / (count + 0.5));
-        const w = alt.weight * idf * (k1 + 1);
+        const altWeight = alt.weight;
+        const w = altWeight * Math.log(1 + (n - count + 0.5) / (count + 0.5)) * scale;
         for (let i = 0; i < count; i++) {
-          const slot = list[i * 2];
+          const posting = list[i];
+          const slot = posting >>> SLOT_SHIFT;
           if (alive[slot] === 0) continue;
-          const packed = list[i * 2 + 1];
-          let tf = 0;
-          for (let f = 0, bits = packed; bits !== 0; f++, bits >>>= TF_BITS) {
-            const raw = bits & TF_MAX;
-            if (raw === 0) continue;
-            tf += (weight[f] * raw) / (oneMinusB[f] + bOverAvg[f] * lengths[slot * FIELD_COUNT + f]);
-          }
-          const s = (w * tf) / (k1 + tf);
+          const s = w * (posting & IMPACT_MASK);
           const prev = best[slot];
           if (prev === 0) {
             groupTouched[groupCount++] = slot;
             if (acc[slot] === 0) touched[touchedCount++] = slot;
           }
-          if (alt.weight > groupWeight[slot]) groupWeight[slot] = alt.weight;
-          if ((packed & NAME_MASK) !== 0 && alt.weight > nameHit[slot]) nameHit[slot] = alt.weight;
+          if (altWeight > groupWeight[slot]) groupWeight[slot] = altWeight;
+          if ((posting & NAME_BIT) !== 0 && altWeight > nameHit[slot]) nameHit[slot] = altWeight;
           if (s > prev) {
             acc[slot] += s - prev;
             best[slot] = s;
@@ -484,26 +462,36 @@ export class ToolSearchIndex {
   private select(query: string, groupCount: number, touchedCount: number, limit: number, options: SearchOptions): SearchHit[] {
     const { coverage, nameCoverage, fullNameBoost, exactNameBoost } = this.ranking;
     const accept = acceptor(options);
-    const normalizedQuery = splitWords(query).filter(isIndexable).join(' ');
+    const queryWords = splitWords(query).filter(isIndexable);
+    const normalizedQuery = queryWords.join(' ');
     const typedNames = typedIdentifiers(query);
     const top: Candidate[] = [];
+    let floor = -1;
     for (let i = 0; i < touchedCount; i++) {
       const slot = this.touched[i];
       let score = this.acc[slot] * (1 + (coverage * (this.matchedGroups[slot] - 1)) / groupCount);
-      const nameLength = this.slotFieldLengths[slot * FIELD_COUNT + Field.NAME];
-      const doc = this.slotDocs[slot] as ToolDocument;
-      if (nameLength > 0) score *= 1 + (nameCoverage * Math.min(this.nameGroups[slot], nameLength)) / nameLength;
-      if (nameLength > 0 && this.nameGroups[slot] >= nameLength - 1e-6) {
-        score *= fullNameBoost;
-        const name = doc.toolName.toLowerCase();
-        if (typedNames.has(name) || splitWords(doc.toolName).filter(isIndexable).join(' ') === normalizedQuery) {
-          score *= exactNameBoost;
+      const nameLength = this.slotNameLengths[slot];
+      if (nameLength > 0) {
+        const covered = this.nameGroups[slot];
+        score *= 1 + (nameCoverage * Math.min(covered, nameLength)) / nameLength;
+        if (covered >= nameLength - 1e-6) {
+          score *= fullNameBoost;
+          // the document is only read (a cache miss) for the few tools whose name the query may spell out
+          if (typedNames.size > 0 || nameLength === queryWords.length) {
+            const name = (this.slotDocs[slot] as ToolDocument).toolName;
+            if (typedNames.has(name.toLowerCase()) || splitWords(name).filter(isIndexable).join(' ') === normalizedQuery) {
+              score *= exactNameBoost;
+            }
+          }
         }
       }
       score = Math.round(score * 1e6) / 1e6;
+      if (score < floor) continue;
+      const doc = this.slotDocs[slot] as ToolDocument;
       if (top.length === limit && compare(score, doc, slot, top[top.length - 1]) >= 0) continue;
       if (!accept(doc)) continue;
       insertSorted(top, { slot, score, doc }, limit);
+      if (top.length === limit) floor = top[limit - 1].score;
     }
     return top.map((c) => ({ doc: c.doc, score: c.score }));
   }
@@ -518,22 +506,27 @@ export class ToolSearchIndex {
   }
 }
 
-function prepare(doc: ToolDocument): PreparedDoc {
+/** Analyses one tool: its terms with their impact (BM25F term weight without idf) and whether they are in its name. */
+function prepare(doc: ToolDocument, ranking: RankingParams): PreparedDoc {
   const tokens = fieldTokens(doc);
-  const terms = new Map<string, number>();
+  const weighted = new Map<string, number>();
+  const inName = new Set<string>();
   const surfaces = new Map<string, string>();
-  const fieldLengths: number[] = new Array(FIELD_COUNT);
   for (let f = 0; f < FIELD_COUNT; f++) {
-    fieldLengths[f] = tokens[f].length;
-    const shift = f * TF_BITS;
+    const { weight, b, referenceLength } = ranking.fields[f];
+    const norm = weight / (1 - b + (b * tokens[f].length) / referenceLength);
     for (const t of tokens[f]) {
-      const packed = terms.get(t.term) ?? 0;
-      const tf = (packed >>> shift) & TF_MAX;
-      if (tf < TF_MAX) terms.set(t.term, packed + (1 << shift));
+      weighted.set(t.term, (weighted.get(t.term) ?? 0) + norm);
+      if (f === Field.NAME) inName.add(t.term);
       if (!surfaces.has(t.surface)) surfaces.set(t.surface, t.term);
     }
   }
-  return { doc, fieldLengths, terms, surfaces };
+  const terms = new Map<string, number>();
+  for (const [term, tf] of weighted) {
+    const impact = Math.max(1, Math.round((IMPACT_MASK * tf) / (ranking.k1 + tf)));
+    terms.set(term, impact | (inName.has(term) ? NAME_BIT : 0));
+  }
+  return { doc, nameLength: tokens[Field.NAME].length, terms, surfaces };
 }
 
 function clampLimit(limit: number | undefined): number {
