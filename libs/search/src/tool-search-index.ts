@@ -31,6 +31,8 @@ const DEFAULT_LIMIT = 10;
 /** Query words beyond this are ignored: a paragraph pasted as a query should not cost more than a sentence. */
 const MAX_QUERY_TERMS = 24;
 const MIN_PREFIX_LENGTH = 3;
+/** Most forms of one query word searched: itself, then its most telling synonyms and completions. */
+const MAX_ALTERNATIVES = 16;
 const COMPACT_MIN_DEAD = 1024;
 const COMPACT_DEAD_SHARE = 0.25;
 
@@ -339,12 +341,19 @@ export class ToolSearchIndex {
       if (word.length >= MIN_PREFIX_LENGTH && typing && i === words.length - 1) {
         for (const t of this.completions(word)) offer(t, this.ranking.prefixWeight);
       }
-      const alternatives: QueryAlternative[] = [];
+      const alternatives: (QueryAlternative & { value: number })[] = [];
+      const n = this.slotCount;
       for (const [t, weight] of weights) {
         const termId = this.termIds.get(t);
-        if (termId !== undefined && this.postingCounts[termId] > 0) alternatives.push({ termId, weight });
+        const df = termId === undefined ? 0 : this.postingCounts[termId];
+        if (termId !== undefined && df > 0) {
+          alternatives.push({ termId, weight, value: weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)) });
+        }
       }
-      groups.push({ alternatives });
+      // A word with many synonyms would otherwise walk the postings of every common verb; the alternatives
+      // that can add least (low weight, frequent term) are dropped first, the word itself never.
+      alternatives.sort((a, b) => (b.weight === 1 ? 1 : 0) - (a.weight === 1 ? 1 : 0) || b.value - a.value || a.termId - b.termId);
+      groups.push({ alternatives: alternatives.slice(0, MAX_ALTERNATIVES) });
     }
     return groups;
   }
