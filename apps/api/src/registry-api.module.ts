@@ -1,7 +1,8 @@
 import { DatabaseModule } from '@app/database';
-import { Module } from '@nestjs/common';
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
+import { JsonBodyMiddleware } from './common/json-body.middleware';
 import { IntegrationModule } from './integrations/integration.module';
 import { ServerInfoModule } from './llm/server-info.module';
 import { ServerModule } from './servers/server.module';
@@ -11,4 +12,8 @@ import { TenantModule } from './tenants/tenant.module';
 @Module({
   imports: [DatabaseModule, AuthModule, AuditModule, TenantModule, ServerModule, IntegrationModule, ServerInfoModule],
 })
-export class RegistryApiModule {}
+export class RegistryApiModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(JsonBodyMiddleware).forRoutes('/api/v1/{*path}');
+  }
+}

@@ -146,6 +146,7 @@ export class ServerService {
     const server = await this.findVisible(principal, id);
     assertWritable(principal, server);
     const given = Object.keys(dto).filter((k) => (dto as Record<string, unknown>)[k] !== undefined);
+    if (given.length === 0) return toServerDto(server, principal);
     if (server.kind === ServerKind.INTEGRATION) {
       const fixed = given.filter((k) => !INTEGRATION_MUTABLE.has(k));
       const reason = 'is managed by Pipedream Connect for INTEGRATION servers; only name, enabled, metadata and discoveryIntervalSeconds change';
