@@ -21,6 +21,12 @@ describe('inspectBody', () => {
     }
   });
 
+  it('lets tool arguments use any key but __proto__', () => {
+    expect(() => inspectBody({ serverId: 'x', toolName: 't', arguments: { prototype: 'p1', nested: { constructor: 'c' } } })).not.toThrow();
+    expect(() => inspectBody(JSON.parse('{"arguments":{"a":{"__proto__":{}}}}'))).toThrow('arguments.a.__proto__');
+    expect(() => inspectBody({ metadata: { arguments: { prototype: 1 } } })).toThrow('metadata.arguments.prototype');
+  });
+
   it('refuses absurd nesting without recursing', () => {
     let deep: unknown = 'leaf';
     for (let i = 0; i < 100_000; i++) deep = { a: deep };

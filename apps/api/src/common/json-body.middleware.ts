@@ -5,8 +5,14 @@ import type { NextFunction, Request, Response } from 'express';
 /** Deeper than any registration or RPC body needs; deeper input is refused before anything walks it recursively. */
 export const MAX_BODY_DEPTH = 64;
 
-/** Keys that reach an object's prototype when assigned: refused wherever they appear. */
+/** Keys that reach an object's prototype when assigned. */
 const POISONED = new Set(['__proto__', 'constructor', 'prototype']);
+/**
+ * Tool arguments are the upstream tool's data, passed through untouched and never
+ * mapped onto classes: there only __proto__ is refused (a tool may well take a
+ * parameter named "prototype").
+ */
+const OPAQUE_FIELD = 'arguments';
 
 function refuse(field: string, message: string): InvalidInputError {
   return new InvalidInputError(`${field}: ${message}`, [{ field, message }]);
@@ -14,15 +20,16 @@ function refuse(field: string, message: string): InvalidInputError {
 
 /** Walks a parsed body without recursion; throws on a poisoned key or excessive depth. */
 export function inspectBody(body: unknown): void {
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value: body, path: '', depth: 0 }];
+  const stack: { value: unknown; path: string; depth: number; opaque: boolean }[] = [{ value: body, path: '', depth: 0, opaque: false }];
   while (stack.length > 0) {
-    const { value, path, depth } = stack.pop()!;
+    const { value, path, depth, opaque } = stack.pop()!;
     if (value === null || typeof value !== 'object') continue;
     if (depth >= MAX_BODY_DEPTH) throw refuse(path || 'body', `is nested more than ${MAX_BODY_DEPTH} levels deep`);
     for (const key of Object.keys(value)) {
       const child = path ? `${path}.${key}` : key;
-      if (POISONED.has(key)) throw refuse(child, `"${key}" is not an accepted field name`);
-      stack.push({ value: (value as Record<string, unknown>)[key], path: child, depth: depth + 1 });
+      if (key === '__proto__' || (!opaque && POISONED.has(key))) throw refuse(child, `"${key}" is not an accepted field name`);
+      const childOpaque = opaque || (depth === 0 && key === OPAQUE_FIELD);
+      stack.push({ value: (value as Record<string, unknown>)[key], path: child, depth: depth + 1, opaque: childOpaque });
     }
   }
 }
