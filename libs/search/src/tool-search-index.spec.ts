@@ -223,3 +223,29 @@ describe('ToolSearchIndex updates', () => {
     expect(new Set(hits.map((h) => h.doc.serverId))).toEqual(new Set(['s59']));
   });
 });
+
+describe('ToolSearchIndex completion', () => {
+  it('completes words of tools indexed after an earlier completion', () => {
+    const index = new ToolSearchIndex();
+    index.upsertServerTools('a', [tool('a', 'archive_mailbox')]);
+    expect(names(index, 'arch')).toEqual(['a:archive_mailbox']);
+    index.upsertServerTools('b', [tool('b', 'architect_plan')]);
+    expect(names(index, 'archit')).toEqual(['b:architect_plan']);
+    expect(names(index, 'arch').sort()).toEqual(['a:archive_mailbox', 'b:architect_plan']);
+  });
+
+  it('does not complete words shorter than three letters', () => {
+    const index = new ToolSearchIndex();
+    index.upsertServerTools('a', [tool('a', 'archive_mailbox')]);
+    expect(names(index, 'ar')).toEqual([]);
+  });
+
+  it('forgets the words of removed tools', () => {
+    const index = new ToolSearchIndex();
+    index.upsertServerTools('a', [tool('a', 'zebra_feed')]);
+    index.removeServer('a');
+    index.compact();
+    expect(index.stats()).toEqual({ tools: 0, servers: 0, terms: 0, postings: 0, deadSlots: 0 });
+    expect(names(index, 'zeb')).toEqual([]);
+  });
+});

@@ -69,7 +69,9 @@ export interface IndexStats {
   readonly tools: number;
   readonly servers: number;
   readonly terms: number;
+  /** Postings, those of removed tools not yet compacted away included. */
   readonly postings: number;
+  /** Slots of removed tools not yet compacted away. */
   readonly deadSlots: number;
 }
 
@@ -158,6 +160,8 @@ export class ToolSearchIndex {
       for (const p of prepared) entry.slots.push(this.addDoc(p));
       this.servers.set(serverId, entry);
     }
+    // new words are sorted in here rather than by the next search that completes a word
+    if (this.pendingSurfaces.length > 256) this.mergePendingSurfaces();
     this.maybeCompact();
   }
 
@@ -254,7 +258,10 @@ export class ToolSearchIndex {
     this.compact();
   }
 
-  /** Renumbers live slots densely, drops dead postings and terms no live tool has, recounts lengths. */
+  /**
+   * Renumbers live slots densely and drops the postings of removed tools and the terms no live tool has.
+   * Runs by itself once removed tools are a quarter of the index; public for callers that want it now.
+   */
   compact(): void {
     const remap = new Int32Array(this.slotCount).fill(-1);
     let next = 0;
@@ -316,9 +323,9 @@ export class ToolSearchIndex {
   // ---- queries ---------------------------------------------------------------------------------------
 
   /**
-   * One group per distinct query word: the word's own term, its synonyms and, for a word the index does
-   * not know or the last word still being typed, the known words it begins. A tool scores the best
-   * alternative of each group, so synonyms widen a query without counting twice.
+   * One group per distinct query word: the word's own term, its synonyms and, for the last word when the
+   * query does not end in a space or punctuation (it may still be being typed), the known words it begins.
+   * A tool scores the best alternative of each group, so synonyms widen a query without counting twice.
    */
   private parseQuery(query: string): QueryGroup[] {
     const words = splitWords(describeArguments(query)).filter(isIndexable);
