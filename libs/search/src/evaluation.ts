@@ -30,6 +30,8 @@ export interface EvalQuery {
   readonly id: string;
   readonly query: string;
   readonly expected: readonly ToolRef[];
+  /** "holdout": written after the ranking was settled and never used to change it. */
+  readonly split?: string;
 }
 
 export interface QueryOutcome {
