@@ -112,7 +112,7 @@ describe('servers', () => {
       ['https://100.64.0.1/mcp', 'carrier-grade NAT'],
       ['https://metadata.google.internal/', 'metadata'],
       ['https://[::ffff:127.0.0.1]/', 'loopback'],
-      ['https://user:pw@mcp.example.com/', 'user name or password'],
+      ['https://user:pw@mcp.example.com/', 'without a user name or password'],
       ['ftp://mcp.example.com/', 'http(s) URL'],
       ['not a url', 'http(s) URL'],
     ])('refuses %s by the outbound policy, naming the field', async (url, reason) => {

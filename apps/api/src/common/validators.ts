@@ -85,12 +85,14 @@ export function IsHttpUrl(validationOptions?: ValidationOptions): PropertyDecora
           if (typeof value !== 'string' || value.length > 2048) return false;
           try {
             const u = new URL(value);
-            return (u.protocol === 'https:' || u.protocol === 'http:') && u.hostname.length > 0;
+            // A user name or password in a URL would be returned and logged with it: secrets go in credentials.
+            return (u.protocol === 'https:' || u.protocol === 'http:') && u.hostname.length > 0 && !u.username && !u.password;
           } catch {
             return false;
           }
         },
-        defaultMessage: (args: ValidationArguments) => `${args.property} must be an absolute http(s) URL of at most 2048 characters`,
+        defaultMessage: (args: ValidationArguments) =>
+          `${args.property} must be an absolute http(s) URL of at most 2048 characters, without a user name or password (those go in credentials)`,
       },
     });
 }
