@@ -98,6 +98,49 @@ describe('authentication, tenants and keys', () => {
   });
 });
 
+describe('API documentation', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ worker: false });
+  });
+  afterAll(async () => t?.close());
+
+  it('documents every registry endpoint with its answer, its problems and the bearer key', async () => {
+    const doc = (await t.request('GET', '/docs-json', { key: null })).body;
+    const expected: [string, string, string][] = [
+      ['post', '/api/v1/tenants', '201'],
+      ['get', '/api/v1/tenants', '200'],
+      ['post', '/api/v1/tenants/{tenantId}/api-keys', '201'],
+      ['get', '/api/v1/tenants/{tenantId}/api-keys', '200'],
+      ['delete', '/api/v1/api-keys/{id}', '204'],
+      ['post', '/api/v1/servers', '201'],
+      ['get', '/api/v1/servers', '200'],
+      ['get', '/api/v1/servers/{id}', '200'],
+      ['patch', '/api/v1/servers/{id}', '200'],
+      ['delete', '/api/v1/servers/{id}', '204'],
+      ['post', '/api/v1/servers/{id}/discover', '202'],
+      ['get', '/api/v1/servers/{id}/tools', '200'],
+      ['get', '/api/v1/servers/{id}/discoveries', '200'],
+      ['post', '/api/v1/integrations', '201'],
+      ['get', '/api/v1/audit', '200'],
+      ['post', '/api/v1/llm/mcp-get-server-info', '200'],
+      ['post', '/api/v1/llm/mcp-list-servers', '200'],
+    ];
+    for (const [method, path, ok] of expected) {
+      const op = doc.paths[path]?.[method];
+      expect({ method, path, documented: Boolean(op) }).toEqual({ method, path, documented: true });
+      expect(op.summary).toEqual(expect.any(String));
+      expect(op.security).toEqual([{ bearer: [] }]);
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining([ok, '401']));
+      for (const [status, response] of Object.entries(op.responses) as [string, { content?: Record<string, unknown> }][]) {
+        if (Number(status) >= 400) expect(Object.keys(response.content ?? {})).toEqual(['application/problem+json']);
+      }
+    }
+    const info = doc.components.schemas.McpServerInfoDto;
+    expect(Object.keys(info.properties).sort()).toEqual(['availableTools', 'capabilities', 'kind', 'metadata', 'name', 'serverId', 'status', 'version']);
+  });
+});
+
 describe('authentication before routing', () => {
   let t: TestApp;
   beforeAll(async () => {

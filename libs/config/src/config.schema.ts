@@ -92,6 +92,11 @@ export const envSchema = z.object({
   CALL_MAX_TIMEOUT_MS: int(100, 3_600_000).optional(),
   RATE_LIMIT_PER_MINUTE: int(0, 1_000_000).optional(),
   CORS_ORIGINS: z.string().optional(),
+  /** Host names (besides the loopback ones) that requests to /mcp may name in their Host header. */
+  ALLOWED_HOSTS: z
+    .string()
+    .refine((v) => v.split(',').every((h) => /^[a-z0-9.:[\]-]*$/i.test(h.trim())), 'must be a comma-separated list of host names')
+    .optional(),
 });
 
 export type RawEnv = z.infer<typeof envSchema>;

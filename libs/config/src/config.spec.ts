@@ -101,6 +101,7 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud', 'LOG_LEVEL:'],
     ['QUEUE_PREFIX', 'a:b', 'QUEUE_PREFIX: letters, digits, - and _ only'],
     ['PIPEDREAM_API_URL', 'ftp://x', 'PIPEDREAM_API_URL: must be an http(s) URL'],
+    ['ALLOWED_HOSTS', 'https://registry.example.com/', 'ALLOWED_HOSTS: must be a comma-separated list of host names'],
   ])('rejects %s=%j with a message naming the variable and not the value', (name, value, message) => {
     const err = errorOf({ [name]: value });
     expect(err.message.startsWith(message)).toBe(true);
@@ -129,6 +130,7 @@ describe('loadConfig', () => {
       DISCOVERY_CONCURRENCY: '4',
       DISCOVERY_ATTEMPTS: '1',
       CORS_ORIGINS: 'https://a.example,https://b.example',
+      ALLOWED_HOSTS: 'Registry.Example.com, 10.0.0.5',
     });
     expect(c).toMatchObject({
       port: 8080,
@@ -139,6 +141,7 @@ describe('loadConfig', () => {
       outboundAllow: ['10.0.0.0/8', 'internal.example.com'],
       discovery: { intervalSeconds: 60, timeoutMs: 5000, concurrency: 4, attempts: 1 },
       corsOrigins: ['https://a.example', 'https://b.example'],
+      allowedHosts: ['registry.example.com', '10.0.0.5'],
     });
     expect(load({ WORKER_ENABLED: '1' }).workerEnabled).toBe(true);
     expect(load({ PORT: '0' }).port).toBe(0);

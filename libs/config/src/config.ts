@@ -49,6 +49,8 @@ export interface AppConfig {
   queuePrefix: string;
   call: { timeoutMs: number; maxTimeoutMs: number; rateLimitPerMinute: number };
   corsOrigins: string[];
+  /** Host names /mcp accepts in the Host header besides the loopback ones (DNS rebinding protection). */
+  allowedHosts: string[];
 }
 
 export interface LoadConfigOptions {
@@ -195,5 +197,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE ?? 600,
     },
     corsOrigins: list(e.CORS_ORIGINS),
+    allowedHosts: list(e.ALLOWED_HOSTS).map((h) => h.toLowerCase()),
   };
 }

@@ -10,6 +10,9 @@ const DESCRIPTIONS: Record<number, string> = {
   409: 'A conflicting resource exists (for instance a server of the same name for this owner)',
   413: 'The request body is larger than 1 MB',
   422: 'The capability needs configuration the operator has not given',
+  429: "The tenant's tool calls are over RATE_LIMIT_PER_MINUTE; the Retry-After header says how many seconds to wait",
+  502: 'The upstream MCP server failed (refused the connection, answered an error, broke the protocol); the detail says how',
+  504: 'The upstream MCP server did not answer in time (CALL_TIMEOUT_MS without progress, CALL_MAX_TIMEOUT_MS in all)',
 };
 
 /** Documents the RFC 9457 problem answers an endpoint can give. */
