@@ -1,0 +1,128 @@
+'use strict';
+// Small helpers shared by the benchmark sections: ports, waiting, percentiles, an HTTP client that keeps its
+// connections, and the progress log.
+const net = require('node:net');
+const os = require('node:os');
+const { Pool } = require('undici');
+
+const started = Date.now();
+
+function log(line) {
+  const s = ((Date.now() - started) / 1000).toFixed(1).padStart(6);
+  process.stderr.write(`[bench ${s}s] ${line}\n`);
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether something accepts TCP connections at host:port within `timeoutMs`. */
+function tcpAnswers(host, port, timeoutMs = 1000) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** Nearest-rank percentile of an ascending array. */
+function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
+}
+
+function summarize(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mean = sorted.reduce((a, b) => a + b, 0) / (sorted.length || 1);
+  return { samples: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), mean: round(mean), max: round(sorted[sorted.length - 1] ?? null) };
+}
+
+function round(x, digits = 3) {
+  if (x === null || x === undefined || !Number.isFinite(x)) return x ?? null;
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+function ms(start) {
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; returns the results in order. */
+async function mapLimit(items, limit, fn) {
+  const out = new Array(items.length);
+  let next = 0;
+  async function lane() {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i], i);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  return out;
+}
+
+/** A keep-alive HTTP client for one origin, speaking JSON. */
+class Http {
+  constructor(origin, key, connections = 64) {
+    this.origin = origin;
+    this.key = key;
+    this.pool = new Pool(origin, { connections, keepAliveTimeout: 30_000, pipelining: 1 });
+  }
+
+  async request(method, path, body, key = this.key) {
+    const headers = { accept: 'application/json' };
+    if (key) headers.authorization = `Bearer ${key}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await this.pool.request({ method, path, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.body.text();
+    let json;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.statusCode, json, text };
+  }
+
+  /** Like request, but throws unless the status is one of `ok`. */
+  async expect(method, path, body, ok = [200, 201, 202, 204], key) {
+    const res = await this.request(method, path, body, key);
+    if (!ok.includes(res.status)) throw new Error(`${method} ${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
+    return res.json;
+  }
+
+  close() {
+    return this.pool.close();
+  }
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memoryMiB: Math.round(os.totalmem() / 2 ** 20),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    loadAverageAtStart: os.loadavg().map((x) => round(x, 2)),
+  };
+}
+
+module.exports = { log, sleep, freePort, tcpAnswers, percentile, summarize, round, ms, mapLimit, Http, machine };

@@ -1,0 +1,172 @@
+'use strict';
+// Section 1, discovery throughput: N fixture servers registered at once, timed until every one is CONNECTED
+// with its 20 tools stored, against the floor of a bare SDK client doing connect, list every page, close for
+// the same servers at the same concurrency (DISCOVERY_CONCURRENCY x workers).
+const path = require('node:path');
+const { Client } = require('pg');
+const { log, sleep, ms, mapLimit, round } = require('../lib/util');
+const { runNodeJson } = require('../lib/processes');
+const { Platform, createDatabase, dropDatabase, queuePrefix, deleteRedisPrefix, ROOT } = require('../lib/platform');
+
+const CONCURRENCY_PER_WORKER = 16;
+const TOOLS_PER_SERVER = 20;
+const REGISTER_IN_FLIGHT = 32;
+const PROBE_TIMEOUT_MS = 30_000;
+const CONNECTED = 'MCP_SERVER_CONNECTION_STATUS_CONNECTED';
+const DISCOVERING = 'MCP_SERVER_CONNECTION_STATUS_DISCOVERING';
+
+async function floor(ctx, concurrency, count) {
+  const r = await runNodeJson('discovery-floor', [path.join(__dirname, '..', 'floor', 'discovery-floor.js'), JSON.stringify({ base: ctx.fixture.base, count, concurrency })], {
+    env: process.env,
+    cwd: ROOT,
+    logDir: ctx.logDir,
+  });
+  if (r.failed > 0) throw new Error(`the bare SDK floor failed on ${r.failed} servers: ${r.errors.join('; ')}`);
+  return r;
+}
+
+function registration(ctx, i, label) {
+  return { name: `${label}-${i}`, kind: 'MCP_SERVER_KIND_BUILT_IN', transport: 'streamable-http', url: `${ctx.fixture.base}/s/${i}/mcp` };
+}
+
+/** Registers the probe server and waits for it: tells whether discovery works in this build at all. */
+async function probe(ctx, platform) {
+  const created = await platform.http.expect('POST', '/api/v1/servers', registration(ctx, ctx.fixture.probeIndex, 'probe'), [201]);
+  const deadline = Date.now() + PROBE_TIMEOUT_MS;
+  let server = created;
+  while (Date.now() < deadline) {
+    server = await platform.http.expect('GET', `/api/v1/servers/${created.id}`);
+    if (server.status !== DISCOVERING) break;
+    await sleep(200);
+  }
+  if (server.status === CONNECTED && server.toolCount === TOOLS_PER_SERVER) return { ok: true };
+  return { ok: false, why: `a probe server was ${server.status} with ${server.toolCount} tools after ${PROBE_TIMEOUT_MS / 1000} s (${server.statusReason ?? 'no reason given'})` };
+}
+
+/** Counts, from the database, the servers done (CONNECTED with every tool stored) and failed. */
+async function progressFromDb(pg, prefix) {
+  const r = await pg.query(
+    `SELECT count(*) FILTER (WHERE s.status = 'CONNECTED' AND s.tool_count = $2 AND
+                             (SELECT count(*) FROM tools t WHERE t.server_id = s.id) = $2)::int AS done,
+            count(*) FILTER (WHERE s.status IN ('ERROR', 'DISCONNECTED'))::int AS failed
+     FROM servers s WHERE s.name LIKE $1`,
+    [`${prefix}-%`, TOOLS_PER_SERVER],
+  );
+  return r.rows[0];
+}
+
+/** The same from the API, for the embedded database that only the registry process reaches. */
+async function progressFromApi(platform, prefix, n) {
+  const pending = await platform.http.expect('GET', `/api/v1/servers?status=${DISCOVERING}&pageSize=1`);
+  if (pending.servers.length > 0) return { done: 0, failed: 0, pending: true };
+  let done = 0;
+  let failed = 0;
+  let token;
+  for (let page = 0; page < 1000; page++) {
+    const q = `/api/v1/servers?pageSize=100${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
+    const body = await platform.http.expect('GET', q);
+    for (const s of body.servers) {
+      if (!s.name.startsWith(`${prefix}-`)) continue;
+      if (s.status === CONNECTED && s.toolCount === TOOLS_PER_SERVER) done++;
+      else failed++;
+    }
+    token = body.nextPageToken;
+    if (!token) break;
+  }
+  return { done, failed, pending: done + failed < n };
+}
+
+async function timePlatform(ctx, platform, pg) {
+  const n = ctx.n;
+  const prefix = 'fixture';
+  const t0 = process.hrtime.bigint();
+  const indexes = Array.from({ length: n }, (_, i) => i);
+  await mapLimit(indexes, REGISTER_IN_FLIGHT, (i) => platform.http.expect('POST', '/api/v1/servers', registration(ctx, i, prefix), [201]));
+  const registerMs = ms(t0);
+  const deadline = Date.now() + (ctx.quick ? 180_000 : 600_000);
+  let progress = { done: 0, failed: 0 };
+  while (Date.now() < deadline) {
+    progress = pg ? await progressFromDb(pg, prefix) : await progressFromApi(platform, prefix, n);
+    if (progress.done + progress.failed >= n && !progress.pending) break;
+    await sleep(pg ? 50 : 100);
+  }
+  const totalMs = ms(t0);
+  return { registerMs: round(registerMs, 1), platformMs: progress.done === n ? round(totalMs, 1) : null, connected: progress.done, failed: progress.failed, timedOut: progress.done + progress.failed < n };
+}
+
+async function runConfig(ctx, cfg) {
+  const concurrency = cfg.mode === 'embedded' ? CONCURRENCY_PER_WORKER : CONCURRENCY_PER_WORKER * cfg.workers;
+  log(`discovery [${cfg.label}]: floor, bare SDK at concurrency ${concurrency}`);
+  const floorBefore = await floor(ctx, concurrency, ctx.n);
+  const database = cfg.mode === 'embedded' ? undefined : await createDatabase(`disc${cfg.workers}${cfg.mode === 'postgresql' ? 'pq' : ''}`);
+  const prefix = cfg.mode === 'postgresql+redis' ? queuePrefix(`d${cfg.workers}`) : undefined;
+  const platform = new Platform({
+    mode: cfg.mode,
+    tag: `discovery-${cfg.label.replace(/[^a-z0-9]+/gi, '-')}`,
+    logDir: ctx.logDir,
+    workers: cfg.workers,
+    env: { DISCOVERY_CONCURRENCY: String(CONCURRENCY_PER_WORKER) },
+    database,
+    prefix,
+  });
+  let pg;
+  try {
+    log(`discovery [${cfg.label}]: starting the platform`);
+    await platform.start();
+    const p = await probe(ctx, platform);
+    if (!p.ok) return { ...cfg, concurrency, notAvailable: p.why };
+    if (database) {
+      pg = new Client({ connectionString: database.url });
+      await pg.connect();
+    }
+    log(`discovery [${cfg.label}]: registering ${ctx.n} servers`);
+    const timed = await timePlatform(ctx, platform, pg);
+    log(`discovery [${cfg.label}]: floor again`);
+    const floorAfter = await floor(ctx, concurrency, ctx.n);
+    const floorMs = Math.min(floorBefore.ms, floorAfter.ms);
+    return {
+      ...cfg,
+      concurrency,
+      servers: ctx.n,
+      toolsPerServer: TOOLS_PER_SERVER,
+      floorMs: round(floorMs, 1),
+      floorRunsMs: [round(floorBefore.ms, 1), round(floorAfter.ms, 1)],
+      ...timed,
+      ratio: timed.platformMs === null ? null : round(timed.platformMs / floorMs, 3),
+      completion: pg ? 'database: CONNECTED rows with all 20 tool rows' : 'API: no server DISCOVERING, then every server CONNECTED with toolCount 20',
+      registration: 'BUILT_IN with the admin key',
+    };
+  } finally {
+    await pg?.end().catch(() => undefined);
+    await platform.stop();
+    if (database) await dropDatabase(database.name).catch(() => undefined);
+    if (prefix) await deleteRedisPrefix(prefix).catch(() => undefined);
+  }
+}
+
+async function run(ctx) {
+  const configs = [];
+  if (ctx.stores.postgres && ctx.stores.redis) {
+    configs.push({ label: 'PostgreSQL+Redis, 1 worker', mode: 'postgresql+redis', workers: 1 });
+    configs.push({ label: 'PostgreSQL+Redis, 2 workers', mode: 'postgresql+redis', workers: 2 });
+  } else if (ctx.stores.postgres) {
+    configs.push({ label: 'PostgreSQL queue, 1 worker', mode: 'postgresql', workers: 1 });
+    configs.push({ label: 'PostgreSQL queue, 2 workers', mode: 'postgresql', workers: 2 });
+  }
+  configs.push({ label: 'embedded default', mode: 'embedded', workers: 1 });
+  const runs = [];
+  for (const cfg of configs) {
+    try {
+      runs.push(await runConfig(ctx, cfg));
+    } catch (err) {
+      log(`discovery [${cfg.label}] failed: ${err.message}`);
+      runs.push({ ...cfg, notAvailable: `failed: ${err.message.split('\n')[0]}` });
+    }
+  }
+  const one = runs.find((r) => r.mode !== 'embedded' && r.workers === 1);
+  const two = runs.find((r) => r.mode !== 'embedded' && r.workers === 2);
+  const speedup = one?.platformMs && two?.platformMs ? round(one.platformMs / two.platformMs, 3) : null;
+  return { servers: ctx.n, toolsPerServer: TOOLS_PER_SERVER, concurrencyPerWorker: CONCURRENCY_PER_WORKER, runs, workerSpeedup: speedup, speedupMode: one?.mode ?? null };
+}
+
+module.exports = { run };

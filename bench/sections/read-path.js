@@ -1,0 +1,70 @@
+'use strict';
+// Section 2, read path: autocannon with 50 connections on POST /api/v1/llm/mcp-get-server-info and
+// GET /api/v1/servers, with the seeded registry, against the floor of the same api process answering
+// /health/live (measured before and after; the better of the two is the floor).
+const path = require('node:path');
+const { log, round } = require('../lib/util');
+const { runNodeJson } = require('../lib/processes');
+const { ROOT } = require('../lib/platform');
+
+const CONNECTIONS = 50;
+
+async function cannon(ctx, label, spec) {
+  const r = await runNodeJson(
+    `autocannon-${label}`,
+    [path.join(__dirname, '..', 'load', 'autocannon-run.js'), JSON.stringify({ connections: CONNECTIONS, duration: ctx.quick ? 5 : 15, warmup: ctx.quick ? 1 : 3, ...spec })],
+    { env: process.env, cwd: ROOT, logDir: ctx.logDir },
+  );
+  const ok = r.requests - r.non2xx - r.errors - r.timeouts;
+  return { ...r, rps: round(r.rps, 1), okShare: r.requests ? round(ok / r.requests, 4) : 0 };
+}
+
+/** Whether an endpoint exists and answers 200 here (a route that is not there yet answers 404 or 405). */
+async function probe(http, method, p, body, key) {
+  const res = await http.request(method, p, body, key);
+  return res.status === 200 ? { ok: true } : { ok: false, why: `${method} ${p} answered ${res.status}${res.status === 404 ? ' (not built yet?)' : ''}: ${res.text.slice(0, 160)}` };
+}
+
+async function run(ctx, seeded) {
+  const platform = seeded.platform;
+  const origin = platform.origin;
+  const auth = { authorization: `Bearer ${seeded.tenantKey}` };
+  const ids = seeded.visibleServerIds(1000);
+  const out = { servers: seeded.servers, tools: seeded.tools, connections: CONNECTIONS, durationS: ctx.quick ? 5 : 15, key: 'tenant key (sees the platform servers and its own)', endpoints: {} };
+
+  log('read path: floor GET /health/live');
+  const floorBefore = await cannon(ctx, 'floor-1', { url: `${origin}/health/live` });
+
+  const infoProbe = await probe(platform.http, 'POST', '/api/v1/llm/mcp-get-server-info', { serverId: ids[0] }, seeded.tenantKey);
+  if (infoProbe.ok) {
+    log('read path: POST /api/v1/llm/mcp-get-server-info');
+    out.endpoints.getServerInfo = await cannon(ctx, 'get-server-info', {
+      url: `${origin}/api/v1/llm/mcp-get-server-info`,
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      bodies: ids.map((serverId) => JSON.stringify({ serverId })),
+    });
+  } else {
+    out.endpoints.getServerInfo = { notAvailable: infoProbe.why };
+  }
+
+  const listProbe = await probe(platform.http, 'GET', '/api/v1/servers', undefined, seeded.tenantKey);
+  if (listProbe.ok) {
+    log('read path: GET /api/v1/servers');
+    out.endpoints.listServers = await cannon(ctx, 'list-servers', { url: `${origin}/api/v1/servers`, headers: auth });
+  } else {
+    out.endpoints.listServers = { notAvailable: listProbe.why };
+  }
+
+  log('read path: floor GET /health/live again');
+  const floorAfter = await cannon(ctx, 'floor-2', { url: `${origin}/health/live` });
+  const floor = floorAfter.rps > floorBefore.rps ? floorAfter : floorBefore;
+  out.floor = { ...floor, runsRps: [floorBefore.rps, floorAfter.rps] };
+  for (const e of Object.values(out.endpoints)) {
+    if (e.notAvailable) continue;
+    e.ratio = round(e.rps / floor.rps, 3);
+  }
+  return out;
+}
+
+module.exports = { run, probe };
