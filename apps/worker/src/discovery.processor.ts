@@ -1,41 +1,109 @@
 import { AppConfig, APP_CONFIG } from '@app/config';
+import { DiscoveryScheduler, DiscoveryService } from '@app/discovery';
 import { QUEUE_CONNECTION, RUNTIME, Runtime } from '@app/platform';
-import { Job, JobItem, JobName, QueueConnection, QueueName } from '@app/queue';
+import { DiscoverJobData, DiscoveryProducer, Job, JobItem, JobName, QueueConnection, QueueName } from '@app/queue';
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { DelayedError, UnrecoverableError } from 'bullmq';
+
+/**
+ * How long a job's lock lasts without renewal. A worker renews it every half
+ * of this; a worker that was killed lets it expire, and the stalled-job check
+ * (every STALLED_INTERVAL_MS, on any worker) hands the job to another.
+ */
+export const LOCK_DURATION_MS = 15_000;
+export const STALLED_INTERVAL_MS = 10_000;
 
 /** Takes discovery jobs off the queue; each job is one delegating call. */
 @Injectable()
 export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestroy {
   private worker?: ReturnType<QueueConnection['createWorker']>;
+  private sweepTimer?: NodeJS.Timeout;
+  private stopping = false;
 
   constructor(
     @Inject(QUEUE_CONNECTION) private readonly queues: QueueConnection,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RUNTIME) private readonly runtime: Runtime,
+    private readonly discovery: DiscoveryService,
+    private readonly scheduler: DiscoveryScheduler,
+    private readonly producer: DiscoveryProducer,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.worker = this.queues.createWorker<JobItem['data']>(QueueName.Discovery, (job) => this.process(job), {
+  async onApplicationBootstrap(): Promise<void> {
+    this.worker = this.queues.createWorker<JobItem['data']>(QueueName.Discovery, (job, token) => this.process(job, token), {
       concurrency: this.config.discovery.concurrency,
       autorun: true,
+      lockDuration: LOCK_DURATION_MS,
+      stalledInterval: STALLED_INTERVAL_MS,
+      maxStalledCount: 2,
     });
     this.worker.on('error', (err) => this.runtime.logger.warn({ err: err.message }, 'discovery worker error'));
+    // Work missed while no worker ran (or while the queue was lost) is rebuilt from the database now.
+    await this.keepSchedule(true);
+    const every = this.scheduler.intervalMs;
+    this.sweepTimer = setInterval(() => void this.keepSchedule(false), every);
+    this.sweepTimer.unref();
   }
 
-  async process(job: Job<JobItem['data']>): Promise<void> {
+  /**
+   * Makes sure the periodic sweep is scheduled; when it was missing (first
+   * start, or the queue lost its data) a sweep runs at once.
+   */
+  private async keepSchedule(atStart: boolean): Promise<void> {
+    if (this.stopping) return;
+    try {
+      const existed = await this.producer.ensureSweepSchedule(this.scheduler.intervalMs);
+      if (atStart || !existed) await this.scheduler.sweep();
+    } catch (err) {
+      this.runtime.logger.warn({ err: (err as Error).message }, 'discovery sweep could not run; trying again at the next interval');
+    }
+  }
+
+  async process(job: Job<JobItem['data']>, token?: string): Promise<void> {
     const started = Date.now();
-    this.runtime.logger.info({ jobId: job.id, name: job.name, attempt: job.attemptsMade + 1 }, 'job started');
     switch (job.name as JobName) {
       case JobName.Discover:
-      case JobName.Sweep:
-        break;
+        return this.discover(job as Job<DiscoverJobData>, token, started);
+      case JobName.Sweep: {
+        const report = await this.scheduler.sweep();
+        this.runtime.logger.debug({ jobId: job.id, ...report, durationMs: Date.now() - started }, 'sweep finished');
+        return;
+      }
       default:
         this.runtime.logger.warn({ jobId: job.id, name: job.name }, 'unknown job name; dropped');
     }
-    this.runtime.logger.info({ jobId: job.id, name: job.name, durationMs: Date.now() - started }, 'job finished');
+  }
+
+  private async discover(job: Job<DiscoverJobData>, token: string | undefined, started: number): Promise<void> {
+    const { serverId, trigger } = job.data;
+    const attempt = job.attemptsMade + 1;
+    const maxAttempts = job.opts.attempts ?? 1;
+    const log = { jobId: job.id, serverId, trigger, attempt };
+    this.runtime.logger.info(log, 'discovery started');
+    const outcome = await this.discovery.discover({ serverId, trigger, attempt, maxAttempts });
+    const durationMs = Date.now() - started;
+    switch (outcome.kind) {
+      case 'succeeded':
+        this.runtime.logger.info({ ...log, durationMs, tools: outcome.toolCount, ...outcome.changes }, 'discovery succeeded');
+        return;
+      case 'skipped':
+      case 'lost':
+        this.runtime.logger.info({ ...log, durationMs, outcome: outcome.kind }, 'discovery not run to the end');
+        return;
+      case 'busy':
+        // Another worker holds this server; come back when its lease runs out.
+        await job.moveToDelayed(outcome.until.getTime() + 250, token);
+        throw new DelayedError();
+      case 'failed':
+        this.runtime.logger.info({ ...log, durationMs, final: outcome.final, code: outcome.failure.code, reason: outcome.reason }, 'discovery failed');
+        if (!outcome.failure.transient) throw new UnrecoverableError(outcome.reason);
+        throw new Error(outcome.reason);
+    }
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.sweepTimer);
     if (!this.worker) return;
     const graceful = this.worker.close(false);
     const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), this.config.shutdownTimeoutMs).unref());

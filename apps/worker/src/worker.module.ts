@@ -1,3 +1,4 @@
+import { DiscoveryModule } from '@app/discovery';
 import { DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryProcessor } from './discovery.processor';
 
@@ -7,6 +8,7 @@ export class WorkerModule {
   static forRoot(): DynamicModule {
     return {
       module: WorkerModule,
+      imports: [DiscoveryModule],
       providers: [DiscoveryProcessor],
     };
   }

@@ -2,11 +2,12 @@ import { Global, Module } from '@nestjs/common';
 import { ApiKeyRepository } from './repositories/api-key.repository';
 import { AuditRepository } from './repositories/audit.repository';
 import { DiscoveryRunRepository } from './repositories/discovery-run.repository';
+import { DiscoveryStateRepository } from './repositories/discovery-state.repository';
 import { ServerRepository } from './repositories/server.repository';
 import { TenantRepository } from './repositories/tenant.repository';
 import { ToolRepository } from './repositories/tool.repository';
 
-const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, DiscoveryRunRepository];
+const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, DiscoveryRunRepository, DiscoveryStateRepository];
 
 /** The repositories, on the process's one PrismaClient (the PRISMA token comes from the platform module). */
 @Global()

@@ -10,8 +10,17 @@ export { TenantRepository, TenantRecord } from './repositories/tenant.repository
 export { ApiKeyRepository, ApiKeyRecord } from './repositories/api-key.repository';
 export { ServerRepository, ServerCreate, ServerChange, ServerFilter, StoredCredentials } from './repositories/server.repository';
 export { AuditRepository, AuditEventInput, AuditEventRecord, AuditActorType, AuditFilter } from './repositories/audit.repository';
-export { ToolRepository } from './repositories/tool.repository';
-export { DiscoveryRunRepository, DiscoveryRunRecord } from './repositories/discovery-run.repository';
+export { ToolRepository, StoredTool, ToolChanges } from './repositories/tool.repository';
+export { DiscoveryRunRepository, DiscoveryRunRecord, DroppedTool, DiscoveryRunEnd } from './repositories/discovery-run.repository';
+export {
+  DiscoveryStateRepository,
+  DiscoverySubject,
+  ClaimResult,
+  DiscoveredIdentity,
+  DiscoverySuccess,
+  DiscoveryFailure,
+  SweepCandidate,
+} from './repositories/discovery-state.repository';
 export {
   CatalogRepository,
   CatalogServerRow,

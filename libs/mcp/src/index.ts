@@ -10,3 +10,15 @@ export {
   pipedreamExternalUserId,
 } from './pipedream';
 export { OutboundPolicy, OutboundBlockedError } from './outbound-policy';
+export { McpModule } from './mcp.module';
+export { InProcessServers, InProcessServerDefinition } from './in-process/in-process-servers';
+export { McpConnector, ConnectOptions, CLIENT_INFO, MODERN_VERSIONS, LEGACY_VERSIONS } from './connection/mcp-connector';
+export { ConnectionTargetResolver, StoredSecrets } from './connection/connection-target.resolver';
+export { ConnectionTarget, HttpTarget, StdioTarget, InProcessTarget } from './connection/connection-target';
+export { McpSession, ProtocolEra, ServerIdentity, McpRequestOptions, SessionTransport } from './connection/mcp-session';
+export { McpFailure, McpFailureCode, isTransientFailure } from './connection/mcp-failure';
+export { classifyError, redactor, Redactor } from './connection/classify-error';
+export { ByteBudget, countingFetch, formatBytes, FetchLike } from './connection/byte-budget';
+export { ChildProcessTransport, ChildProcessTransportOptions } from './transports/child-process.transport';
+export { StderrTail } from './transports/stderr-tail';
+export { InProcessContext } from './in-process/in-process-servers';

@@ -35,6 +35,9 @@ export class DiscoveryProducer implements OnModuleDestroy {
     return `discover-${serverId}`;
   }
 
+  /** The one repeatable sweep of the discovery queue, shared by every worker. */
+  static readonly sweepSchedulerId = 'discovery-sweep';
+
   /** Queues a discovery of one server. Never carries a secret: the worker reads everything else from the database. */
   async request(serverId: string, trigger: DiscoveryTrigger, delayMs = 0): Promise<void> {
     const job: JobItem = { name: JobName.Discover, data: { serverId, trigger } };
@@ -46,6 +49,28 @@ export class DiscoveryProducer implements OnModuleDestroy {
       removeOnComplete: true,
       removeOnFail: true,
     });
+  }
+
+  /**
+   * Makes sure the periodic sweep is scheduled (every worker calls this at
+   * start and then periodically, so a queue that lost its data gets it back).
+   * Returns false when it was missing and had to be created.
+   */
+  async ensureSweepSchedule(everyMs: number): Promise<boolean> {
+    const existing = await this.discoveryQueue.getJobScheduler(DiscoveryProducer.sweepSchedulerId);
+    if (existing && Number(existing.every) === everyMs) return true;
+    const job: JobItem = { name: JobName.Sweep, data: {} };
+    await this.discoveryQueue.upsertJobScheduler(
+      DiscoveryProducer.sweepSchedulerId,
+      { every: everyMs },
+      { name: job.name, data: job.data, opts: { removeOnComplete: true, removeOnFail: true } },
+    );
+    return false;
+  }
+
+  /** Jobs of the discovery queue by state, for tests and diagnostics. */
+  async counts(): Promise<Record<string, number>> {
+    return this.discoveryQueue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized', 'completed');
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PrismaClient } from '../generated/prisma/client';
+import { randomUUID } from 'node:crypto';
+import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
 import { PRISMA } from '../tokens';
 
@@ -18,6 +19,34 @@ export interface DiscoveryRunRecord {
   added: string[];
   removed: string[];
   changed: string[];
+  /** Tools the server listed that were not valid and were left out, with the reason. */
+  dropped: DroppedTool[];
+  /** The end of a stdio server's stderr during the run (bounded). */
+  stderr: string | null;
+}
+
+/** A tool left out of a discovery: where it was in the listing, its name if it had one, and why. */
+export interface DroppedTool {
+  index: number;
+  name?: string;
+  reason: string;
+}
+
+/** How a finished run ended. */
+export interface DiscoveryRunEnd {
+  outcome: 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+  durationMs: number;
+  error?: string | null;
+  toolCount?: number | null;
+  added?: string[];
+  removed?: string[];
+  changed?: string[];
+  dropped?: DroppedTool[];
+  stderr?: string | null;
+}
+
+function droppedOf(value: unknown): DroppedTool[] {
+  return Array.isArray(value) ? (value as DroppedTool[]) : [];
 }
 
 const LIST = 'discovery-runs';
@@ -49,8 +78,56 @@ export class DiscoveryRunRepository {
         added: true,
         removed: true,
         changed: true,
+        dropped: true,
+        stderr: true,
       },
     });
-    return toPage(rows, page.pageSize, LIST, (r) => ({ at: r.startedAt, id: r.id }));
+    return toPage(
+      rows.map((r) => ({ ...r, dropped: droppedOf(r.dropped) })),
+      page.pageSize,
+      LIST,
+      (r) => ({ at: r.startedAt, id: r.id }),
+    );
+  }
+
+  /** Opens a run (outcome RUNNING) when an attempt starts; returns its id. */
+  async start(serverId: string, trigger: string, attempt: number): Promise<string> {
+    const id = randomUUID();
+    await this.prisma.discoveryRun.create({ data: { id, serverId, trigger, attempt } });
+    return id;
+  }
+
+  /** Closes a run, inside the caller's transaction when one is given. */
+  async finish(id: string, end: DiscoveryRunEnd, tx: Prisma.TransactionClient = this.prisma): Promise<void> {
+    await tx.discoveryRun.updateMany({
+      where: { id, outcome: 'RUNNING' },
+      data: {
+        outcome: end.outcome,
+        finishedAt: new Date(),
+        durationMs: Math.round(end.durationMs),
+        error: end.error ?? null,
+        toolCount: end.toolCount ?? null,
+        added: end.added ?? [],
+        removed: end.removed ?? [],
+        changed: end.changed ?? [],
+        dropped: (end.dropped ?? []) as unknown as Prisma.InputJsonValue,
+        stderr: end.stderr ?? null,
+      },
+    });
+  }
+
+  /** Fails every run of a server still marked RUNNING (its worker stopped); returns how many. */
+  async failRunning(serverId: string, error: string): Promise<number> {
+    const { count } = await this.prisma.$executeRaw`
+      UPDATE discovery_runs
+         SET outcome = 'FAILED', finished_at = now(), error = ${error},
+             duration_ms = (EXTRACT(EPOCH FROM (now() - started_at)) * 1000)::int
+       WHERE server_id = ${serverId}::uuid AND outcome = 'RUNNING'`.then((n) => ({ count: n }));
+    return count;
+  }
+
+  /** How many runs of a server started at or after a moment (the attempts spent on one request). */
+  async countSince(serverId: string, since: Date): Promise<number> {
+    return this.prisma.discoveryRun.count({ where: { serverId, startedAt: { gte: since } } });
   }
 }

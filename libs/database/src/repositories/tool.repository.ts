@@ -1,7 +1,8 @@
 import { ToolDefinition } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import type { Tool } from '../generated/prisma/client';
-import { PrismaClient } from '../generated/prisma/client';
+import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { isUuid } from '../page';
 import { PRISMA } from '../tokens';
 
@@ -12,6 +13,22 @@ function toDefinition(row: Tool): ToolDefinition {
   if (row.outputSchema !== null) tool.outputSchema = row.outputSchema as Record<string, unknown>;
   if (row.annotations !== null) tool.annotations = row.annotations as Record<string, unknown>;
   return tool;
+}
+
+/** A tool as stored: its definition and the sha256 of the whole canonical definition. */
+export interface StoredTool extends ToolDefinition {
+  hash: string;
+}
+
+/** What a replacement changed, by tool name: a changed tool is one whose definition hash differs. */
+export interface ToolChanges {
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+function json(value: Record<string, unknown> | undefined): Prisma.InputJsonValue | typeof Prisma.DbNull {
+  return value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonValue);
 }
 
 /** The tools of servers as last discovered. Callers check that the caller may see the server first. */
@@ -37,5 +54,39 @@ export class ToolRepository {
     });
     for (const row of rows) out.get(row.serverId)?.push(toDefinition(row));
     return out;
+  }
+
+  /**
+   * Replaces a server's whole tool list inside the caller's transaction, so a
+   * reader sees the old list or the new one, never a mix. Returns what changed.
+   */
+  async replaceAll(tx: Prisma.TransactionClient, serverId: string, tools: StoredTool[]): Promise<ToolChanges> {
+    const before = await tx.tool.findMany({ where: { serverId }, select: { name: true, hash: true } });
+    const old = new Map(before.map((t) => [t.name, t.hash]));
+    const now = new Map(tools.map((t) => [t.name, t.hash]));
+    const changes: ToolChanges = {
+      added: tools.filter((t) => !old.has(t.name)).map((t) => t.name),
+      removed: before.filter((t) => !now.has(t.name)).map((t) => t.name),
+      changed: tools.filter((t) => old.has(t.name) && old.get(t.name) !== t.hash).map((t) => t.name),
+    };
+    await tx.tool.deleteMany({ where: { serverId } });
+    const BATCH = 1000;
+    for (let i = 0; i < tools.length; i += BATCH) {
+      await tx.tool.createMany({
+        data: tools.slice(i, i + BATCH).map((t, j) => ({
+          id: randomUUID(),
+          serverId,
+          name: t.name,
+          title: t.title ?? null,
+          description: t.description ?? null,
+          inputSchema: t.inputSchema as Prisma.InputJsonValue,
+          outputSchema: json(t.outputSchema),
+          annotations: json(t.annotations),
+          hash: t.hash,
+          position: i + j,
+        })),
+      });
+    }
+    return changes;
   }
 }

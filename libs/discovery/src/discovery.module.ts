@@ -1,0 +1,14 @@
+import { DatabaseModule } from '@app/database';
+import { McpModule } from '@app/mcp';
+import { Module } from '@nestjs/common';
+import { DiscoveryScheduler } from './discovery-scheduler';
+import { DiscoveryService } from './discovery.service';
+import { ToolChangeWatcher } from './tool-change-watcher';
+
+/** Discovery: one attempt at a time (the service), the sweeps (the scheduler) and the list-changed watches. */
+@Module({
+  imports: [DatabaseModule, McpModule],
+  providers: [DiscoveryService, DiscoveryScheduler, ToolChangeWatcher],
+  exports: [DiscoveryService, DiscoveryScheduler, ToolChangeWatcher],
+})
+export class DiscoveryModule {}

@@ -1,0 +1,203 @@
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { DiscoveryStateRepository, DiscoveryRunRepository, DiscoverySubject, ToolChanges } from '@app/database';
+import { ServerRecord } from '@app/domain';
+import {
+  ByteBudget,
+  classifyError,
+  ConnectionTargetResolver,
+  McpConnector,
+  McpFailure,
+  McpFailureCode,
+  McpSession,
+  redactor,
+} from '@app/mcp';
+import { Metrics } from '@app/observability';
+import { METRICS } from '@app/platform';
+import type { DiscoveryTrigger } from '@app/queue';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { DISCOVERY_LIMITS } from './discovery.tokens';
+import { countItems, DEFAULT_LISTING_LIMITS, listAllTools, ListingLimits } from './tool-lister';
+import { ToolChangeWatcher } from './tool-change-watcher';
+
+export interface DiscoveryAttempt {
+  serverId: string;
+  trigger: DiscoveryTrigger;
+  /** 1 for the first try of this request. */
+  attempt: number;
+  maxAttempts: number;
+}
+
+export type AttemptOutcome =
+  | { kind: 'succeeded'; toolCount: number; changes: ToolChanges; durationMs: number }
+  | { kind: 'failed'; failure: McpFailure; reason: string; final: boolean; durationMs: number }
+  /** Another worker runs this server's discovery; try again after `until`. */
+  | { kind: 'busy'; until: Date }
+  | { kind: 'skipped'; reason: 'gone' | 'disabled' }
+  /** The lease ran out before the result could be written (the sweeper handed the server on). */
+  | { kind: 'lost'; durationMs: number };
+
+/** Extra time a lease lasts beyond the attempt's deadline: closing the connection and writing the result. */
+export const LEASE_MARGIN_MS = 10_000;
+
+/** When the next discovery is due: the interval, spread by ±10% so that servers registered together drift apart. */
+export function nextDiscoveryAt(server: Pick<ServerRecord, 'discoveryIntervalSeconds'>, defaultSeconds: number, now = Date.now()): Date {
+  const seconds = server.discoveryIntervalSeconds ?? defaultSeconds;
+  return new Date(now + seconds * 1000 * (0.9 + Math.random() * 0.2));
+}
+
+function lastLine(text: string | undefined): string | undefined {
+  const lines = (text ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
+  const last = lines[lines.length - 1];
+  if (!last) return undefined;
+  return last.length > 200 ? last.slice(0, 200) + '…' : last;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
+}
+
+/**
+ * One discovery attempt of one server: take the server's lease, connect,
+ * record who it is, list every tool page by page within bounds, count
+ * resources and prompts when declared, and write the result in one
+ * transaction, or the failure with a reason a person can act on. The whole
+ * attempt is bounded by DISCOVERY_TIMEOUT_MS.
+ */
+@Injectable()
+export class DiscoveryService {
+  /** This process's name on the leases it takes. */
+  readonly owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private readonly limits: ListingLimits;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(METRICS) private readonly metrics: Metrics,
+    private readonly state: DiscoveryStateRepository,
+    private readonly runs: DiscoveryRunRepository,
+    private readonly resolver: ConnectionTargetResolver,
+    private readonly connector: McpConnector,
+    private readonly watcher: ToolChangeWatcher,
+    @Optional() @Inject(DISCOVERY_LIMITS) limits?: Partial<ListingLimits>,
+  ) {
+    this.limits = { ...DEFAULT_LISTING_LIMITS, ...limits };
+  }
+
+  get leaseMs(): number {
+    return this.config.discovery.timeoutMs + LEASE_MARGIN_MS;
+  }
+
+  async discover(attempt: DiscoveryAttempt): Promise<AttemptOutcome> {
+    const claim = await this.state.claim(attempt.serverId, this.owner, this.leaseMs);
+    if (claim.status === 'gone') {
+      this.watcher.unwatch(attempt.serverId);
+      return { kind: 'skipped', reason: 'gone' };
+    }
+    if (claim.status === 'disabled') {
+      await this.state.markDisconnected(attempt.serverId);
+      this.watcher.unwatch(attempt.serverId);
+      return { kind: 'skipped', reason: 'disabled' };
+    }
+    if (claim.status === 'busy') return { kind: 'busy', until: claim.leaseUntil };
+    return this.run(claim.subject, attempt);
+  }
+
+  private async run(subject: DiscoverySubject, attempt: DiscoveryAttempt): Promise<AttemptOutcome> {
+    const { server } = subject;
+    const runId = await this.runs.start(server.id, attempt.trigger, attempt.attempt);
+    const started = Date.now();
+    const timeoutMs = this.config.discovery.timeoutMs;
+    let phase = 'connecting';
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new McpFailure(McpFailureCode.Timeout, `no answer within ${timeoutMs} ms (while waiting for ${phase})`)),
+      timeoutMs,
+    );
+    let readStderr: (() => string) | undefined;
+    let session: McpSession | undefined;
+    let secrets: string[] = [];
+    const budget = new ByteBudget(this.limits.maxBytes);
+    try {
+      const target = await this.resolver.resolve(server, subject.credentials);
+      secrets = target.secrets;
+      phase = 'initialize';
+      session = await this.connector.connect(target, {
+        signal: deadline.signal,
+        budget,
+        requestTimeoutMs: timeoutMs,
+        onStderr: (read) => (readStderr = read),
+      });
+      const ctx = { signal: deadline.signal, timeoutMs, limits: this.limits, onPhase: (p: string) => (phase = p) };
+      const listing = await listAllTools(session, ctx);
+      const caps = session.capabilities;
+      const resourceCount = caps.resources ? await countItems(session, 'resources/list', 'resources', ctx) : null;
+      const promptCount = caps.prompts ? await countItems(session, 'prompts/list', 'prompts', ctx) : null;
+      clearTimeout(timer);
+      const durationMs = Date.now() - started;
+      const info = session.serverInfo;
+      const changes = await this.state.succeed(server.id, this.owner, {
+        runId,
+        identity: {
+          serverName: info.name ?? null,
+          serverTitle: info.title ?? null,
+          serverVersion: info.version ?? null,
+          protocolVersion: session.protocolVersion ?? null,
+          instructions: session.instructions ?? null,
+          capabilities: caps,
+          resourceCount,
+          promptCount,
+        },
+        tools: listing.tools,
+        dropped: listing.dropped,
+        durationMs,
+        stderr: readStderr?.() || null,
+        nextDiscoveryAt: nextDiscoveryAt(server, this.config.discovery.intervalSeconds),
+      });
+      this.observe('succeeded', durationMs);
+      if (changes === null) return { kind: 'lost', durationMs };
+      const listChanged = (caps.tools as { listChanged?: unknown } | undefined)?.listChanged === true;
+      if (listChanged) this.watcher.watch(server, subject.credentials);
+      return { kind: 'succeeded', toolCount: listing.tools.length, changes, durationMs };
+    } catch (err) {
+      clearTimeout(timer);
+      const durationMs = Date.now() - started;
+      const failure = budget.exceeded ? budget.failure() : this.explain(err, deadline.signal, session, phase, secrets);
+      const stderr = readStderr?.() || null;
+      const final = !failure.transient || attempt.attempt >= attempt.maxAttempts;
+      let reason = failure.message;
+      const tail = lastLine(stderr ?? undefined);
+      if (tail && (failure.code === McpFailureCode.ProcessFailed || failure.code === McpFailureCode.ProtocolViolation)) {
+        reason += `; the last line on its stderr: ${tail}`;
+      }
+      if (!final) reason = `attempt ${attempt.attempt} of ${attempt.maxAttempts} failed: ${reason}; trying again`;
+      await this.state.fail(server.id, this.owner, {
+        runId,
+        reason,
+        durationMs,
+        stderr,
+        final,
+        nextDiscoveryAt: final ? nextDiscoveryAt(server, this.config.discovery.intervalSeconds) : null,
+      });
+      this.observe(final ? 'failed' : 'retrying', durationMs);
+      if (final) this.watcher.unwatch(server.id);
+      return { kind: 'failed', failure, reason, final, durationMs };
+    } finally {
+      // A server that ignores the close is killed by the transport; the attempt does not wait for it long.
+      if (session) await Promise.race([session.close().catch(() => undefined), sleep(3000)]);
+    }
+  }
+
+  /** The failure to report: the deadline first, then what the transport saw, then the error itself. */
+  private explain(err: unknown, signal: AbortSignal, session: McpSession | undefined, phase: string, secrets: string[]): McpFailure {
+    if (signal.aborted && signal.reason instanceof McpFailure) return signal.reason;
+    const fromTransport = session?.transportFailure();
+    if (fromTransport) return fromTransport;
+    return classifyError(err, phase, redactor(secrets));
+  }
+
+  private observe(outcome: 'succeeded' | 'failed' | 'retrying', durationMs: number): void {
+    this.metrics.discoveries.inc({ outcome });
+    this.metrics.discoveryDuration.observe({ outcome }, durationMs / 1000);
+  }
+}

@@ -1,0 +1,145 @@
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { DiscoveryStateRepository, StoredCredentials } from '@app/database';
+import { ServerRecord } from '@app/domain';
+import { ConnectionTargetResolver, McpConnector, McpFailure, McpFailureCode, McpSession } from '@app/mcp';
+import { RUNTIME, Runtime } from '@app/platform';
+import { DiscoveryProducer } from '@app/queue';
+import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
+
+export interface WatchLimits {
+  /** Long-lived sessions one worker keeps open at most. */
+  maxSessions: number;
+  /** Notifications closer together than this start one re-discovery. */
+  debounceMs: number;
+  /**
+   * Notifications in the first moments of a session are ignored: some servers
+   * (the reference server among them) add tools right after initialize and
+   * announce it, which says nothing new about a listing just made.
+   */
+  settleMs: number;
+  /** How often an idle session is pinged to learn that it died. */
+  pingMs: number;
+}
+
+export const DEFAULT_WATCH_LIMITS: WatchLimits = { maxSessions: 32, debounceMs: 2000, settleMs: 1000, pingMs: 60_000 };
+export const WATCH_LIMITS = Symbol('WATCH_LIMITS');
+
+interface Watch {
+  serverId: string;
+  stop: AbortController;
+  session?: McpSession;
+  openedAt: number;
+  debounce?: NodeJS.Timeout;
+  ping?: NodeJS.Timeout;
+}
+
+/**
+ * Keeps a session open with servers that declare `tools.listChanged` and turns
+ * their `notifications/tools/list_changed` into a (debounced) re-discovery.
+ * The number of sessions per worker is bounded; a server beyond the bound is
+ * still re-discovered on its schedule. A session that closes or stops
+ * answering pings is dropped and opened again after the next discovery.
+ */
+@Injectable()
+export class ToolChangeWatcher implements OnModuleDestroy {
+  private readonly watches = new Map<string, Watch>();
+  private stopped = false;
+  private readonly limits: WatchLimits;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
+    private readonly resolver: ConnectionTargetResolver,
+    private readonly connector: McpConnector,
+    private readonly state: DiscoveryStateRepository,
+    private readonly producer: DiscoveryProducer,
+    @Optional() @Inject(WATCH_LIMITS) limits?: Partial<WatchLimits>,
+  ) {
+    this.limits = { ...DEFAULT_WATCH_LIMITS, ...limits };
+  }
+
+  /** How many servers this worker watches now. */
+  get size(): number {
+    return this.watches.size;
+  }
+
+  isWatching(serverId: string): boolean {
+    return this.watches.has(serverId);
+  }
+
+  /** Starts watching a server unless it is watched already or the bound is reached. Never throws. */
+  watch(server: ServerRecord, credentials: StoredCredentials): void {
+    if (this.stopped || this.watches.has(server.id)) return;
+    if (this.watches.size >= this.limits.maxSessions) {
+      this.runtime.logger.debug({ serverId: server.id, max: this.limits.maxSessions }, 'tool change watch not opened: the bound is reached');
+      return;
+    }
+    const watch: Watch = { serverId: server.id, stop: new AbortController(), openedAt: Date.now() };
+    this.watches.set(server.id, watch);
+    this.open(watch, server, credentials).catch((err: unknown) => {
+      this.runtime.logger.debug({ serverId: server.id, err: (err as Error).message }, 'tool change watch could not be opened');
+      this.drop(watch);
+    });
+  }
+
+  unwatch(serverId: string): void {
+    const watch = this.watches.get(serverId);
+    if (watch) this.drop(watch);
+  }
+
+  private async open(watch: Watch, server: ServerRecord, credentials: StoredCredentials): Promise<void> {
+    const timeoutMs = this.config.discovery.timeoutMs;
+    const connectDeadline = AbortSignal.any([watch.stop.signal, AbortSignal.timeout(timeoutMs)]);
+    const target = await this.resolver.resolve(server, credentials);
+    const session = await this.connector.connect(target, { signal: connectDeadline, requestTimeoutMs: timeoutMs });
+    if (watch.stop.signal.aborted || this.watches.get(server.id) !== watch) {
+      await session.close();
+      return;
+    }
+    watch.session = session;
+    watch.openedAt = Date.now();
+    session.onClose(() => this.drop(watch));
+    // The subscription lives as long as the watch: its signal is the watch's, not the connect deadline.
+    await session.watchToolListChanged(() => this.notified(watch), { signal: watch.stop.signal, timeoutMs });
+    watch.ping = setInterval(() => {
+      session.request('ping', undefined, { timeoutMs: Math.min(timeoutMs, 10_000) }).catch(() => this.drop(watch));
+    }, this.limits.pingMs);
+    watch.ping.unref();
+    this.runtime.logger.debug({ serverId: server.id, watching: this.watches.size }, 'watching for tool list changes');
+  }
+
+  private notified(watch: Watch): void {
+    if (Date.now() - watch.openedAt < this.limits.settleMs) return;
+    if (watch.debounce) clearTimeout(watch.debounce);
+    watch.debounce = setTimeout(() => {
+      watch.debounce = undefined;
+      void this.requestRediscovery(watch.serverId);
+    }, this.limits.debounceMs);
+    watch.debounce.unref();
+  }
+
+  private async requestRediscovery(serverId: string): Promise<void> {
+    try {
+      if (await this.state.markRequested(serverId)) await this.producer.request(serverId, 'list-changed');
+      this.runtime.logger.info({ serverId }, 'tool list changed: re-discovery queued');
+    } catch (err) {
+      // The sweep finds the DISCOVERING server without a job and queues it.
+      this.runtime.logger.warn({ serverId, err: (err as Error).message }, 'tool list changed, but the re-discovery could not be queued');
+    }
+  }
+
+  private drop(watch: Watch): void {
+    if (this.watches.get(watch.serverId) === watch) this.watches.delete(watch.serverId);
+    clearTimeout(watch.debounce);
+    clearInterval(watch.ping);
+    watch.stop.abort(new McpFailure(McpFailureCode.Timeout, 'the watch was stopped'));
+    void watch.session?.close().catch(() => undefined);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    const sessions = [...this.watches.values()].map((w) => w.session);
+    for (const w of [...this.watches.values()]) this.drop(w);
+    await Promise.all(sessions.map((s) => s?.close().catch(() => undefined)));
+  }
+}

@@ -1,0 +1,105 @@
+import type { DroppedTool, StoredTool } from '@app/database';
+import type { ToolDefinition } from '@app/domain';
+import { createHash } from 'node:crypto';
+
+/** The largest single tool definition kept (canonical JSON); a bigger one is dropped, not truncated. */
+export const MAX_TOOL_BYTES = 256 * 1024;
+const MAX_NAME_LENGTH = 256;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** JSON with object keys sorted at every depth: equal definitions give equal text, whatever the key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** sha256 of the whole canonical definition: any change to any field is a change. */
+export function toolHash(tool: ToolDefinition): string {
+  return createHash('sha256').update(canonicalJson(tool)).digest('hex');
+}
+
+export type ToolCheck = { ok: true; tool: StoredTool } | { ok: false; reason: string; name?: string };
+
+function optionalString(raw: Record<string, unknown>, field: string): string | undefined | Error {
+  const v = raw[field];
+  if (v === undefined || v === null) return undefined;
+  return typeof v === 'string' ? v : new Error(`${field} is not a string`);
+}
+
+function optionalObject(raw: Record<string, unknown>, field: string): Record<string, unknown> | undefined | Error {
+  const v = raw[field];
+  if (v === undefined || v === null) return undefined;
+  return isObject(v) ? v : new Error(`${field} is not an object`);
+}
+
+/**
+ * Checks one tool as a server listed it, on its own: a malformed tool is
+ * reported and left out, and the others are kept. What is kept is exactly the
+ * fields of a ToolDefinition (unknown fields are ignored, not stored).
+ */
+export function checkTool(raw: unknown): ToolCheck {
+  if (!isObject(raw)) return { ok: false, reason: 'the entry is not an object' };
+  const name = raw.name;
+  if (typeof name !== 'string' || name.length === 0) return { ok: false, reason: 'name is missing or not a string' };
+  if (name.length > MAX_NAME_LENGTH) return { ok: false, name: name.slice(0, 64), reason: `name is longer than ${MAX_NAME_LENGTH} characters` };
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (/[\u0000-\u001f\u007f]/.test(name)) return { ok: false, name: JSON.stringify(name).slice(0, 64), reason: 'name contains control characters' };
+  const title = optionalString(raw, 'title');
+  const description = optionalString(raw, 'description');
+  const outputSchema = optionalObject(raw, 'outputSchema');
+  const annotations = optionalObject(raw, 'annotations');
+  for (const v of [title, description, outputSchema, annotations]) if (v instanceof Error) return { ok: false, name, reason: v.message };
+  const inputSchema = raw.inputSchema;
+  if (!isObject(inputSchema)) return { ok: false, name, reason: 'inputSchema is missing or not an object' };
+  if (inputSchema.type !== 'object') return { ok: false, name, reason: 'inputSchema is not a schema of type "object"' };
+  const tool: ToolDefinition = { name, inputSchema };
+  if (title !== undefined) tool.title = title as string;
+  if (description !== undefined) tool.description = description as string;
+  if (outputSchema !== undefined) tool.outputSchema = outputSchema as Record<string, unknown>;
+  if (annotations !== undefined) tool.annotations = annotations as Record<string, unknown>;
+  const canonical = canonicalJson(tool);
+  if (Buffer.byteLength(canonical) > MAX_TOOL_BYTES) return { ok: false, name, reason: `the definition is larger than ${MAX_TOOL_BYTES / 1024} KiB` };
+  return { ok: true, tool: { ...tool, hash: createHash('sha256').update(canonical).digest('hex') } };
+}
+
+/** How many dropped tools are described on a run; beyond that they are only counted. */
+export const MAX_DROPPED_REPORTED = 100;
+
+/** Collects kept and dropped tools across pages: duplicates by name are dropped after the first. */
+export class ToolCollector {
+  readonly tools: StoredTool[] = [];
+  readonly dropped: DroppedTool[] = [];
+  droppedCount = 0;
+  listed = 0;
+  private readonly seen = new Map<string, number>();
+
+  add(raw: unknown): void {
+    const index = this.listed++;
+    const check = checkTool(raw);
+    if (!check.ok) {
+      this.drop({ index, name: check.name, reason: check.reason });
+      return;
+    }
+    const first = this.seen.get(check.tool.name);
+    if (first !== undefined) {
+      this.drop({ index, name: check.tool.name, reason: `duplicate name (first listed at position ${first})` });
+      return;
+    }
+    this.seen.set(check.tool.name, index);
+    this.tools.push(check.tool);
+  }
+
+  private drop(entry: DroppedTool): void {
+    this.droppedCount++;
+    if (this.dropped.length < MAX_DROPPED_REPORTED) this.dropped.push(entry);
+  }
+}

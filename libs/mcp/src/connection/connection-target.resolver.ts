@@ -1,0 +1,178 @@
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { CredentialsCipher } from '@app/credentials';
+import { ServerCredentials, ServerKind, ServerRecord, TransportType } from '@app/domain';
+import { Inject, Injectable } from '@nestjs/common';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InProcessServers } from '../in-process/in-process-servers';
+import { OutboundPolicy } from '../outbound-policy';
+import { pipedreamHeaders, sharedPipedreamTokenProvider } from '../pipedream';
+import type { FetchLike } from './byte-budget';
+import { ConnectionTarget, HttpTarget } from './connection-target';
+import { McpFailure, McpFailureCode } from './mcp-failure';
+
+/** The stored secret material of a server, as the database keeps it. */
+export interface StoredSecrets {
+  credentialsCipher: string | null;
+  credentialsEnv: string | null;
+}
+
+/** Variables a stdio server gets from the registry's own environment; everything else it is given explicitly. */
+const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'SystemRoot'];
+
+/**
+ * Turns a server registration into a connection target, applying each kind's
+ * credentials here and nowhere else:
+ * - CUSTOM (a tenant's): its encrypted credentials; HTTP through the outbound
+ *   policy's fetch, which checks every address at connect time and every redirect.
+ * - BUILT_IN: its encrypted credentials, or `{env: VAR}` read from this
+ *   process's environment at connect time (for stdio, passed to the child as VAR).
+ * - EXTERNAL: the headers and credentials of its registration.
+ * - INTEGRATION: a Pipedream Connect token and the Pipedream headers of its
+ *   app and account.
+ * - INTERNAL: an in-process server, by name.
+ */
+@Injectable()
+export class ConnectionTargetResolver {
+  private readonly cipher: CredentialsCipher;
+  private readonly policy: OutboundPolicy;
+  private policyFetch?: FetchLike;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly inProcess: InProcessServers,
+  ) {
+    this.cipher = new CredentialsCipher(config.credentialsKey, config.previousCredentialsKeys);
+    this.policy = new OutboundPolicy(config.outboundAllow);
+  }
+
+  async resolve(server: ServerRecord, stored: StoredSecrets): Promise<ConnectionTarget> {
+    switch (server.transport) {
+      case TransportType.IN_PROCESS:
+        return this.inProcessTarget(server);
+      case TransportType.STDIO:
+        return this.stdioTarget(server, stored);
+      case TransportType.SSE:
+      case TransportType.STREAMABLE_HTTP:
+        return this.httpTarget(server, stored);
+    }
+  }
+
+  private inProcessTarget(server: ServerRecord): ConnectionTarget {
+    const definition = this.inProcess.get(server.name);
+    if (!definition) {
+      throw new McpFailure(McpFailureCode.InvalidTarget, `no in-process server named "${server.name}" is registered in this process`);
+    }
+    return { transport: 'in-process', name: server.name, definition, secrets: [] };
+  }
+
+  private decrypt(server: ServerRecord, stored: StoredSecrets): ServerCredentials {
+    if (!stored.credentialsCipher) return {};
+    try {
+      return this.cipher.decrypt(stored.credentialsCipher, server.id);
+    } catch (err) {
+      throw new McpFailure(McpFailureCode.CredentialsUnavailable, `the stored credentials cannot be used: ${(err as Error).message}`);
+    }
+  }
+
+  /** BUILT_IN `{env: VAR}`: the variable's value, read now (so a rotated secret is picked up without a restart). */
+  private envCredential(stored: StoredSecrets): { name: string; value: string } | undefined {
+    const name = stored.credentialsEnv;
+    if (!name) return undefined;
+    const value = process.env[name];
+    if (value === undefined || value === '') {
+      throw new McpFailure(
+        McpFailureCode.CredentialsUnavailable,
+        `the environment variable ${name}, which holds this server's credentials, is not set on the worker`,
+      );
+    }
+    return { name, value };
+  }
+
+  private stdioTarget(server: ServerRecord, stored: StoredSecrets): ConnectionTarget {
+    if (server.tenantId !== null || server.kind === ServerKind.CUSTOM || server.kind === ServerKind.INTEGRATION) {
+      throw new McpFailure(
+        McpFailureCode.InvalidTarget,
+        "a tenant's server cannot run a command on the registry's machines; register it with streamable-http or sse",
+      );
+    }
+    if (!server.command) throw new McpFailure(McpFailureCode.InvalidTarget, 'a stdio server needs a command');
+    const env: Record<string, string> = {};
+    for (const name of INHERITED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name]!;
+    const cwd = join(tmpdir(), 'mcpr-stdio', server.id);
+    mkdirSync(cwd, { recursive: true });
+    env.HOME = cwd;
+    Object.assign(env, server.env);
+    const secrets: string[] = [];
+    const fromEnv = server.kind === ServerKind.BUILT_IN ? this.envCredential(stored) : undefined;
+    if (fromEnv) {
+      env[fromEnv.name] = fromEnv.value;
+      secrets.push(fromEnv.value);
+    }
+    return { transport: 'stdio', command: server.command, args: server.args, env, cwd, secrets };
+  }
+
+  private async httpTarget(server: ServerRecord, stored: StoredSecrets): Promise<ConnectionTarget> {
+    const transport = server.transport === TransportType.SSE ? 'sse' : 'streamable-http';
+    const headers: Record<string, string> = { ...server.headers };
+    const secrets: string[] = [];
+    let raw = server.url;
+    if (server.kind === ServerKind.INTEGRATION) {
+      const pd = this.config.pipedream;
+      if (!pd) {
+        throw new McpFailure(
+          McpFailureCode.CredentialsUnavailable,
+          'INTEGRATION servers need Pipedream Connect, which is not configured (PIPEDREAM_CLIENT_ID, PIPEDREAM_CLIENT_SECRET, PIPEDREAM_PROJECT_ID)',
+        );
+      }
+      if (!server.tenantId || !server.appSlug) {
+        throw new McpFailure(McpFailureCode.InvalidTarget, 'an INTEGRATION server needs its tenant and app');
+      }
+      raw ??= pd.mcpUrl;
+      const token = await sharedPipedreamTokenProvider(pd)
+        .getToken()
+        .catch((err: Error) => {
+          const unreachable = /could not be reached/.test(err.message);
+          throw new McpFailure(unreachable ? McpFailureCode.DependencyUnavailable : McpFailureCode.CredentialsUnavailable, err.message);
+        });
+      Object.assign(headers, pipedreamHeaders(pd, token, { tenantId: server.tenantId, appSlug: server.appSlug, accountId: server.accountId }));
+      secrets.push(token);
+    }
+    if (!raw) throw new McpFailure(McpFailureCode.InvalidTarget, `a ${transport} server needs a URL`);
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new McpFailure(McpFailureCode.InvalidTarget, 'the URL is not valid');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new McpFailure(McpFailureCode.InvalidTarget, `the URL scheme ${url.protocol} is not http or https`);
+    }
+    const credentials = this.decrypt(server, stored);
+    if (credentials.bearerToken) {
+      headers.authorization = `Bearer ${credentials.bearerToken}`;
+      secrets.push(credentials.bearerToken);
+    }
+    for (const [name, value] of Object.entries(credentials.headers ?? {})) {
+      headers[name.toLowerCase()] = value;
+      secrets.push(value);
+    }
+    if (server.kind === ServerKind.BUILT_IN) {
+      const fromEnv = this.envCredential(stored);
+      if (fromEnv) {
+        headers.authorization = `Bearer ${fromEnv.value}`;
+        secrets.push(fromEnv.value);
+      }
+    }
+    let fetch: FetchLike = globalThis.fetch;
+    if (server.kind === ServerKind.CUSTOM) {
+      // Checked now for a clear reason, and again by the fetch at connect time and on every redirect.
+      this.policy.checkUrl(url.href);
+      this.policyFetch ??= this.policy.createFetch() as FetchLike;
+      fetch = this.policyFetch;
+    }
+    const target: HttpTarget = { transport, url, headers, fetch, secrets };
+    return target;
+  }
+}

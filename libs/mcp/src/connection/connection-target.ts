@@ -1,0 +1,35 @@
+import type { InProcessServerDefinition } from '../in-process/in-process-servers';
+import type { FetchLike } from './byte-budget';
+
+/**
+ * Everything needed to open one connection to a server, credentials already
+ * applied. Holds secrets: it lives only for the connection and is never logged,
+ * queued or stored. `secrets` lists the secret values so that error texts can
+ * be cleaned of them.
+ */
+export type ConnectionTarget = HttpTarget | StdioTarget | InProcessTarget;
+
+export interface HttpTarget {
+  transport: 'streamable-http' | 'sse';
+  url: URL;
+  headers: Record<string, string>;
+  /** The policy-checking fetch for tenant servers, the plain one for the operator's. */
+  fetch: FetchLike;
+  secrets: string[];
+}
+
+export interface StdioTarget {
+  transport: 'stdio';
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  secrets: string[];
+}
+
+export interface InProcessTarget {
+  transport: 'in-process';
+  name: string;
+  definition: InProcessServerDefinition;
+  secrets: string[];
+}

@@ -1,0 +1,266 @@
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernStreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { SUPPORTED_PROTOCOL_VERSIONS as LEGACY_SUPPORTED_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { Injectable } from '@nestjs/common';
+import { ChildProcessTransport } from '../transports/child-process.transport';
+import { TapTransport } from '../transports/tap.transport';
+import { ByteBudget, countingFetch } from './byte-budget';
+import { classifyError, embeddedJsonRpcError, redactor } from './classify-error';
+import { ConnectionTarget, HttpTarget, InProcessTarget, StdioTarget } from './connection-target';
+import { McpFailure, McpFailureCode } from './mcp-failure';
+import { LegacySession, McpSession, ModernSession, SessionTransport } from './mcp-session';
+
+export interface ConnectOptions {
+  /** Ends the connection attempt (the discovery's deadline, or shutdown). Its reason should be a McpFailure. */
+  signal: AbortSignal;
+  /** Counts the bytes the server sends; shared with the requests made on the session. */
+  budget?: ByteBudget;
+  /** Time limit of each request on the wire (the deadline in `signal` bounds the whole). */
+  requestTimeoutMs?: number;
+  /** Given a reader of the child's stderr as soon as a stdio server is started (it outlives a failed connect). */
+  onStderr?: (read: () => string) => void;
+}
+
+type ModernTransport = Parameters<ModernClient['connect']>[0];
+
+export const CLIENT_INFO = { name: 'mcp-registry', version: '1.0.0' };
+
+/**
+ * The `server/discover` revisions the 2.x client speaks, newest first: tried when
+ * a server refuses `initialize`. (The SDK exports only its initialize-era list.)
+ */
+export const MODERN_VERSIONS = ['2026-07-28'];
+
+/** The `initialize` revisions the 1.x client offers. */
+export const LEGACY_VERSIONS = [...LEGACY_SUPPORTED_VERSIONS];
+
+/** Whether a Streamable HTTP attempt failed in the way that means "this is an HTTP+SSE (2024-11-05) server". */
+function isSseFallbackSignal(failure: McpFailure): boolean {
+  return failure.httpStatus === 400 || failure.httpStatus === 404 || failure.httpStatus === 405;
+}
+
+/**
+ * The modern revision to retry with when a server refused `initialize` because
+ * it speaks only 2026-07-28 or later: the newest revision both sides support.
+ */
+function modernRetryVersion(err: unknown): string | undefined {
+  const links: unknown[] = [];
+  for (let e: unknown = err, i = 0; e && i < 5; e = (e as { cause?: unknown }).cause, i++) links.push(e);
+  for (const e of links) {
+    const x = e as { code?: unknown; data?: unknown };
+    const rpc = typeof x?.code === 'number' && x.code < 0 ? { code: x.code, data: x.data } : embeddedJsonRpcError(e);
+    if (!rpc) continue;
+    const supported = (rpc.data as { supported?: unknown } | undefined)?.supported;
+    if (rpc.code === -32601 && !supported) return MODERN_VERSIONS[0];
+    if (Array.isArray(supported)) {
+      return MODERN_VERSIONS.find((v) => supported.includes(v));
+    }
+  }
+  return undefined;
+}
+
+function abortFailure(signal: AbortSignal, phase: string): McpFailure {
+  const reason = signal.reason as unknown;
+  if (reason instanceof McpFailure) return reason;
+  return new McpFailure(McpFailureCode.Timeout, `${phase} was cut off before it finished`);
+}
+
+/** Rejects as soon as `signal` aborts, whatever `promise` is doing (an SSE stream that never sends its endpoint). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, phase: string): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortFailure(signal, phase));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortFailure(signal, phase));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/**
+ * Opens sessions with MCP servers over every transport and both protocol eras.
+ *
+ * Era: the `initialize` handshake first, since every deployed server answers
+ * it; a server that refuses it as an unsupported revision (`-32022`, or an
+ * unknown method) is reached again with the 2026-07-28 client pinned to the
+ * newest revision both sides list. Transport: a Streamable HTTP registration
+ * whose POST is answered 400, 404 or 405 is tried once more as the deprecated
+ * HTTP+SSE transport, as the specification's backwards-compatibility section
+ * describes.
+ */
+@Injectable()
+export class McpConnector {
+  async connect(target: ConnectionTarget, options: ConnectOptions): Promise<McpSession> {
+    const redact = redactor(target.secrets);
+    try {
+      switch (target.transport) {
+        case 'in-process':
+          return await this.connectInProcess(target, options);
+        case 'stdio':
+          return await this.connectStdio(target, options);
+        case 'sse':
+          return await this.connectLegacyHttp('sse', target, options);
+        case 'streamable-http':
+          return await this.connectStreamableHttp(target, options);
+      }
+    } catch (err) {
+      if (options.signal.aborted) throw abortFailure(options.signal, 'connecting');
+      throw classifyError(err, 'initialize', redact);
+    }
+  }
+
+  private async connectStreamableHttp(target: HttpTarget, options: ConnectOptions): Promise<McpSession> {
+    try {
+      return await this.connectLegacyHttp('streamable-http', target, options);
+    } catch (err) {
+      if (options.signal.aborted) throw err;
+      const modern = modernRetryVersion(err);
+      if (modern) return this.connectModernHttp(target, modern, options);
+      const failure = classifyError(err, 'initialize', redactor(target.secrets));
+      if (!isSseFallbackSignal(failure)) throw failure;
+      try {
+        return await this.connectLegacyHttp('sse', target, options);
+      } catch (sseErr) {
+        if (options.signal.aborted) throw sseErr;
+        const sseFailure = classifyError(sseErr, 'initialize', redactor(target.secrets));
+        // When neither transport answers, the Streamable HTTP answer is the one that explains it.
+        if (sseFailure.httpStatus !== undefined || failure.code === McpFailureCode.NotFound) {
+          throw new McpFailure(
+            failure.code,
+            `${failure.message} (the HTTP+SSE fallback was answered ${sseFailure.httpStatus !== undefined ? `HTTP ${sseFailure.httpStatus}` : 'with an error'} too)`,
+            failure.httpStatus,
+          );
+        }
+        throw sseFailure;
+      }
+    }
+  }
+
+  private fetchFor(target: HttpTarget, options: ConnectOptions) {
+    return options.budget ? countingFetch(target.fetch, options.budget) : target.fetch;
+  }
+
+  private async connectLegacyHttp(kind: 'streamable-http' | 'sse', target: HttpTarget, options: ConnectOptions): Promise<McpSession> {
+    const fetch = this.fetchFor(target, options);
+    const inner: Transport =
+      kind === 'streamable-http'
+        ? new StreamableHTTPClientTransport(target.url, {
+            fetch,
+            requestInit: { headers: target.headers },
+            // A discovery reads one answer per request; a broken stream is retried by the job, not here.
+            reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+          })
+        : new SSEClientTransport(target.url, { fetch, requestInit: { headers: target.headers } });
+    return this.connectLegacy(kind, inner, options, {});
+  }
+
+  private async connectLegacy(
+    kind: SessionTransport,
+    inner: Transport,
+    options: ConnectOptions,
+    extra: { child?: ChildProcessTransport; dispose?: () => Promise<void> },
+  ): Promise<LegacySession> {
+    const tap = new TapTransport(inner);
+    const client = new LegacyClient(CLIENT_INFO, { capabilities: {} });
+    // Errors surface through the request that failed; the default handler would only print them.
+    client.onerror = () => undefined;
+    const onAbort = () => {
+      extra.child?.kill();
+      void client.close().catch(() => undefined);
+    };
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await raceAbort(client.connect(tap, { signal: options.signal, timeout: options.requestTimeoutMs }), options.signal, 'initialize');
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      await extra.dispose?.().catch(() => undefined);
+      throw extra.child?.failure ?? err;
+    } finally {
+      options.signal.removeEventListener('abort', onAbort);
+    }
+    return new LegacySession(client, {
+      transport: kind,
+      protocolVersion: tap.protocolVersion,
+      transportFailure: () => extra.child?.failure,
+      stderr: () => extra.child?.stderrText(),
+      dispose: extra.dispose,
+    });
+  }
+
+  private async connectModernHttp(target: HttpTarget, version: string, options: ConnectOptions): Promise<McpSession> {
+    const transport = new ModernStreamableHTTPClientTransport(target.url, {
+      fetch: this.fetchFor(target, options),
+      requestInit: { headers: target.headers },
+      reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+    });
+    return this.connectModern('streamable-http', transport, version, options, {});
+  }
+
+  private async connectModern(
+    kind: SessionTransport,
+    transport: ModernTransport,
+    version: string,
+    options: ConnectOptions,
+    extra: { child?: ChildProcessTransport },
+  ): Promise<ModernSession> {
+    const client = new ModernClient(CLIENT_INFO, { versionNegotiation: { mode: { pin: version } } });
+    client.onerror = () => undefined;
+    const onAbort = () => {
+      extra.child?.kill();
+      void client.close().catch(() => undefined);
+    };
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await raceAbort(client.connect(transport, { signal: options.signal, timeout: options.requestTimeoutMs }), options.signal, 'server/discover');
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      throw extra.child?.failure ?? err;
+    } finally {
+      options.signal.removeEventListener('abort', onAbort);
+    }
+    return new ModernSession(client, {
+      transport: kind,
+      protocolVersion: version,
+      transportFailure: () => extra.child?.failure,
+      stderr: () => extra.child?.stderrText(),
+    });
+  }
+
+  private childFor(target: StdioTarget, options: ConnectOptions): ChildProcessTransport {
+    const child = new ChildProcessTransport({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, budget: options.budget });
+    options.onStderr?.(() => redactor(target.secrets)(child.stderrText()));
+    return child;
+  }
+
+  private async connectStdio(target: StdioTarget, options: ConnectOptions): Promise<McpSession> {
+    const child = this.childFor(target, options);
+    try {
+      return await this.connectLegacy('stdio', child, options, { child });
+    } catch (err) {
+      if (options.signal.aborted) throw err;
+      const modern = modernRetryVersion(err);
+      if (!modern) throw err;
+      // A fresh process for the modern handshake: the first one was opened with a refused initialize.
+      const second = this.childFor(target, options);
+      return this.connectModern('stdio', second as unknown as ModernTransport, modern, options, { child: second });
+    }
+  }
+
+  private async connectInProcess(target: InProcessTarget, options: ConnectOptions): Promise<McpSession> {
+    const server = target.definition.create();
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    return this.connectLegacy('in-process', clientSide, options, { dispose: () => server.close() });
+  }
+}

@@ -1,0 +1,176 @@
+import { InProcessServers } from '@app/mcp';
+import { DiscoveryProducer } from '@app/queue';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { stdioFixture } from '../fixtures/hostile-servers';
+import {
+  everythingStdio,
+  memoryStdio,
+  plainSdkTools,
+  RunningServer,
+  startEverything,
+  startModernServer,
+  startPaginatedServer,
+} from '../fixtures/reference-servers';
+import { startTestApp, TestApp } from '../support/app';
+import { insertServer, makeTenant, registerServer, runsOf, settled, toolsOf } from '../support/servers';
+
+/** The fields the registry keeps of a tool, as a plain SDK client reads them. */
+function definition(tool: Tool): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: tool.name, inputSchema: tool.inputSchema };
+  for (const k of ['title', 'description', 'outputSchema', 'annotations'] as const) if (tool[k] !== undefined) out[k] = tool[k];
+  return out;
+}
+
+const timings: string[] = [];
+
+describe('discovery of the reference servers over real transports', () => {
+  let t: TestApp;
+  let everythingHttp: RunningServer;
+  let everythingSse: RunningServer;
+  let paginated: RunningServer;
+  let modern: RunningServer;
+  let memoryDir: string;
+
+  beforeAll(async () => {
+    memoryDir = mkdtempSync(join(tmpdir(), 'mcpr-memory-'));
+    [t, everythingHttp, everythingSse, paginated, modern] = await Promise.all([
+      startTestApp({ env: { MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_TIMEOUT_MS: '20000' } }),
+      startEverything('streamableHttp'),
+      startEverything('sse'),
+      startPaginatedServer(25, 10),
+      startModernServer(),
+    ]);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await Promise.all([everythingHttp, everythingSse, paginated, modern].map((s) => s?.close()));
+    rmSync(memoryDir, { recursive: true, force: true });
+    if (timings.length) process.stdout.write(`\ndiscovery durations (ms):\n${timings.join('\n')}\n`);
+  });
+
+  /** Compares what discovery stored (read back through the REST API) with what a plain SDK client lists. */
+  async function expectSameTools(id: string, expected: Tool[]): Promise<void> {
+    const res = await t.request('GET', `/api/v1/servers/${id}/tools`);
+    expect(res.status).toBe(200);
+    expect(res.body.tools).toEqual(expected.map(definition));
+  }
+
+  it('ends server-everything (stdio, SSE, Streamable HTTP) and server-memory (stdio) CONNECTED with exactly the tools a plain SDK client lists', async () => {
+    const memoryEnv = { MEMORY_FILE_PATH: join(memoryDir, 'memory.jsonl') };
+    const registered = {
+      stdio: await registerServer(t, { name: 'everything-stdio', kind: 'BUILT_IN', transport: 'stdio', ...everythingStdio() }),
+      sse: await registerServer(t, { name: 'everything-sse', kind: 'BUILT_IN', transport: 'sse', url: everythingSse.url }),
+      http: await registerServer(t, { name: 'everything-http', kind: 'BUILT_IN', transport: 'streamable-http', url: everythingHttp.url }),
+      memory: await registerServer(t, { name: 'memory', kind: 'BUILT_IN', transport: 'stdio', ...memoryStdio(), env: memoryEnv }),
+    };
+    const [stdioTools, sseTools, httpTools, memoryTools] = await Promise.all([
+      plainSdkTools(everythingStdio()),
+      plainSdkTools({ url: everythingSse.url, transport: 'sse' }),
+      plainSdkTools({ url: everythingHttp.url, transport: 'streamable-http' }),
+      plainSdkTools({ ...memoryStdio(), env: { PATH: process.env.PATH ?? '', ...memoryEnv } }),
+    ]);
+    for (const [label, server] of Object.entries(registered)) {
+      const row = await settled(t, server.id, 60_000);
+      expect({ label, status: row.status, reason: row.statusReason }).toEqual({ label, status: 'CONNECTED', reason: null });
+      const [run] = await runsOf(t, server.id);
+      timings.push(`  ${label.padEnd(8)} ${run.durationMs}`);
+    }
+    expect(stdioTools.length).toBeGreaterThan(10);
+    await expectSameTools(registered.stdio.id, stdioTools);
+    await expectSameTools(registered.sse.id, sseTools);
+    await expectSameTools(registered.http.id, httpTools);
+    await expectSameTools(registered.memory.id, memoryTools);
+  });
+
+  it('records who the server is: name, title, version, protocol version, instructions, capabilities, resource and prompt counts', async () => {
+    const server = await registerServer(t, { name: 'everything-identity', kind: 'BUILT_IN', transport: 'streamable-http', url: everythingHttp.url });
+    const row = await settled(t, server.id, 30_000);
+    expect(row).toMatchObject({
+      status: 'CONNECTED',
+      serverName: 'mcp-servers/everything',
+      serverTitle: 'Everything Reference Server',
+      serverVersion: '2.0.0',
+      protocolVersion: '2025-11-25',
+      instructions: expect.stringContaining('Everything'),
+      capabilities: expect.objectContaining({ tools: { listChanged: true }, prompts: { listChanged: true } }),
+      toolCount: expect.any(Number),
+      resourceCount: expect.any(Number),
+      promptCount: expect.any(Number),
+      lastDiscoveredAt: expect.any(Date),
+      nextDiscoveryAt: expect.any(Date),
+    });
+    expect(row.resourceCount).toBeGreaterThan(0);
+    expect(row.promptCount).toBeGreaterThan(0);
+    // The next discovery is the interval away (3600 s by default), spread by ±10%.
+    const inMs = row.nextDiscoveryAt!.getTime() - row.lastDiscoveredAt!.getTime();
+    expect(inMs).toBeGreaterThan(3600_000 * 0.89);
+    expect(inMs).toBeLessThan(3600_000 * 1.11);
+    const [run] = await runsOf(t, server.id);
+    expect(run).toMatchObject({ trigger: 'registered', attempt: 1, outcome: 'SUCCEEDED', toolCount: row.toolCount, error: null });
+    expect(run.added).toHaveLength(row.toolCount);
+  });
+
+  it('stores every page of a paginated server (a tenant server over HTTP, and a stdio server)', async () => {
+    const tenant = await makeTenant(t);
+    const http = await registerServer(t, { name: 'paginated-http', transport: 'streamable-http', url: paginated.url }, tenant.key);
+    const stdio = await registerServer(t, { name: 'paginated-stdio', kind: 'BUILT_IN', transport: 'stdio', ...stdioFixture('paginated-server.cjs', '23', '5') });
+    const httpRow = await settled(t, http.id);
+    const stdioRow = await settled(t, stdio.id);
+    expect([httpRow.status, httpRow.toolCount]).toEqual(['CONNECTED', 25]);
+    expect([stdioRow.status, stdioRow.toolCount]).toEqual(['CONNECTED', 23]);
+    const names = (await toolsOf(t, http.id)).map((x) => x.name);
+    expect(names).toEqual(Array.from({ length: 25 }, (_, i) => `paged_${String(i).padStart(3, '0')}`));
+    expect((await toolsOf(t, stdio.id)).map((x) => x.position)).toEqual(Array.from({ length: 23 }, (_, i) => i));
+  });
+
+  it('reaches 2026-07-28 servers, which refuse initialize, over Streamable HTTP and stdio', async () => {
+    const http = await registerServer(t, { name: 'modern-http', kind: 'BUILT_IN', transport: 'streamable-http', url: modern.url });
+    const stdio = await registerServer(t, { name: 'modern-stdio', kind: 'BUILT_IN', transport: 'stdio', ...stdioFixture('modern-server.cjs') });
+    const httpRow = await settled(t, http.id);
+    expect(httpRow).toMatchObject({
+      status: 'CONNECTED',
+      protocolVersion: '2026-07-28',
+      serverName: 'modern-fixture',
+      serverTitle: 'Modern fixture',
+      instructions: 'A server of the 2026-07-28 revision.',
+      toolCount: 2,
+    });
+    // An output schema whose root is an array is legal in 2026-07-28 and kept.
+    const colors = (await toolsOf(t, http.id)).find((x) => x.name === 'list_colors');
+    expect(colors?.outputSchema).toMatchObject({ type: 'array' });
+    const stdioRow = await settled(t, stdio.id);
+    expect(stdioRow).toMatchObject({ status: 'CONNECTED', protocolVersion: '2026-07-28', serverName: 'modern-stdio-fixture', toolCount: 1 });
+  });
+
+  it('falls back to HTTP+SSE when a Streamable HTTP registration points at an SSE server', async () => {
+    const server = await registerServer(t, { name: 'sse-behind-streamable', kind: 'BUILT_IN', transport: 'streamable-http', url: everythingSse.url });
+    const row = await settled(t, server.id);
+    expect(row).toMatchObject({ status: 'CONNECTED', serverName: 'mcp-servers/everything' });
+    await expectSameTools(server.id, await plainSdkTools({ url: everythingSse.url, transport: 'sse' }));
+  });
+
+  it('discovers an INTERNAL server in-process, from the definition another module registered', async () => {
+    t.app.get(InProcessServers).register('calculator', {
+      title: 'Calculator',
+      description: 'Adds numbers',
+      create: () => {
+        const server = new McpServer({ name: 'calculator', version: '3.1.0' }, { capabilities: { tools: {} } });
+        server.registerTool('add', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+          content: [{ type: 'text', text: String(a + b) }],
+        }));
+        return server;
+      },
+    });
+    const id = await insertServer(t, { name: 'calculator', kind: 'INTERNAL', transport: 'IN_PROCESS' });
+    await t.app.get(DiscoveryProducer).request(id, 'startup');
+    const row = await settled(t, id);
+    expect(row).toMatchObject({ status: 'CONNECTED', serverName: 'calculator', serverVersion: '3.1.0', toolCount: 1 });
+    const [tool] = await toolsOf(t, id);
+    expect(tool).toMatchObject({ name: 'add', description: 'Adds two numbers', inputSchema: expect.objectContaining({ type: 'object' }) });
+  });
+});
