@@ -73,6 +73,18 @@ const NOUNS = (
   'workspace'
 ).split(' ');
 
+/** Ways a description names what it acts on, so that no filler word ends up in every tool. */
+const PHRASES: readonly ((noun: string, other: string, product: string) => string)[] = [
+  (n, o, p) => `Works on ${n} and ${o} records in ${p}.`,
+  (n, o, p) => `Scoped to the ${n} of a ${o} in ${p}.`,
+  (n, o, p) => `Each ${n} belongs to one ${o}; see ${p} for limits.`,
+  (n, o, p) => `${p} keeps the ${n} history for every ${o}.`,
+  (n, o, p) => `Requires a ${n} identifier from ${p}, and optionally a ${o}.`,
+  (n, o) => `Useful when the ${n} or its ${o} changed recently.`,
+  (n, o, p) => `Applies to ${p} ${n} objects linked to a ${o}.`,
+  (n, o) => `Returns the ${n} together with its ${o}.`,
+];
+
 const SYLLABLES = 'ka zo ri vel tan mor bex lu qui sar dor fen gal hy jun kor lem nax pri tov ul wex yar zen'.split(' ');
 
 function pick<T>(rnd: () => number, items: readonly T[]): T {
@@ -129,7 +141,7 @@ export function buildSyntheticCorpus(n: number, seed = 42, servers?: readonly Ev
         tenantId,
         toolName: parts.join('_'),
         title: t.title,
-        description: `${t.description ?? ''} Works on ${noun} and ${other} records in ${product} ${domain}.`,
+        description: `${t.description ?? ''} ${pick(rnd, PHRASES)(noun, other, `${product} ${domain}`)}`,
         inputSchema: {
           ...(isRecord(t.inputSchema) ? t.inputSchema : { type: 'object' }),
           properties: { ...properties, [`${noun}_id`]: { type: 'string', description: `Identifier of the ${noun} in ${product}` } },

@@ -6,12 +6,19 @@ import type { SearchHit, SearchOptions, ToolDocument, Visibility } from './tool-
 
 /*
  * Layout. Every indexed tool occupies a slot (an integer). Per slot: the document, whether it is live, and
- * the length of its name. Per term: one Int32Array of postings, one int each: slot << 9 | in-name bit << 8 |
- * impact. The impact is the term's BM25F weight in that tool without the idf (the field-weighted,
- * length-normalised, saturated term frequency), computed when the tool is indexed and quantised to 8 bits;
- * a query then costs one multiply per posting, and a tool's score does not depend on what else is indexed
- * beyond the document frequencies. Field lengths are normalised by fixed reference lengths (see
- * ranking.ts), so a tool indexed first and one indexed last are treated alike.
+ * the length of its name. Per term: postings, one int each: slot << 9 | in-name bit << 8 | impact. The
+ * impact is the term's BM25F weight in that tool without the idf (the field-weighted, length-normalised,
+ * saturated term frequency), computed when the tool is indexed and quantised to 8 bits; a query then costs
+ * one multiply per posting, and a tool's score does not depend on what else is indexed beyond the document
+ * frequencies. Field lengths are normalised by fixed reference lengths (see ranking.ts), so a tool indexed
+ * first and one indexed last are treated alike.
+ *
+ * Each term's postings are kept in two lists: strong ones (the term is in the tool's name, title or first
+ * sentence: impact ≥ STRONG_IMPACT) and weak ones (only further down the description or in the arguments).
+ * A word typed by the user is looked up in both; its synonyms and completions only in the strong list. A
+ * synonym is a guess at what the user meant, and the guess is only worth something where a tool says
+ * what it is for; it also spares a query with a common verb ("open", "show") a walk over every tool that
+ * mentions "get" somewhere in its notes.
  *
  * A server's tools are replaced by marking their slots dead and appending new ones, so an update touches
  * only the postings of the new tools; dead slots are skipped at query time and dropped by a compaction once
@@ -25,6 +32,13 @@ const SLOT_SHIFT = 9;
 const NAME_BIT = 1 << 8;
 const IMPACT_MASK = 0xff;
 const MAX_SLOTS = 1 << (32 - SLOT_SHIFT);
+/**
+ * The impact of one mention in a tool's first sentence (field weight 1.5 at reference length) is about 140,
+ * in its name about 180; one in the rest of a description about 85, in an argument about 65.
+ */
+const STRONG_IMPACT = 100;
+const STRONG = 0;
+const WEAK = 1;
 const EMPTY = new Int32Array(0);
 const MAX_LIMIT = 100;
 const DEFAULT_LIMIT = 10;
@@ -90,8 +104,9 @@ export class ToolSearchIndex {
 
   // per term
   private termIds = new Map<string, number>();
-  private postings: Int32Array[] = [];
-  private postingCounts: number[] = [];
+  /** Postings of term t: lists[2t] (strong) and lists[2t + 1] (weak), the first counts[…] entries of each. */
+  private lists: Int32Array[] = [];
+  private counts: number[] = [];
   private totalPostings = 0;
 
   // words as written, for completing unfinished query words
@@ -220,24 +235,30 @@ export class ToolSearchIndex {
   private termIdOf(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
-      id = this.postings.length;
+      id = this.lists.length / 2;
       this.termIds.set(term, id);
-      this.postings.push(EMPTY);
-      this.postingCounts.push(0);
+      this.lists.push(EMPTY, EMPTY);
+      this.counts.push(0, 0);
     }
     return id;
   }
 
+  /** Tools that have the term, removed ones not yet compacted away included. */
+  private docFrequency(termId: number): number {
+    return this.counts[termId * 2] + this.counts[termId * 2 + 1];
+  }
+
   private appendPosting(termId: number, posting: number): void {
-    let list = this.postings[termId];
-    const n = this.postingCounts[termId];
+    const at = termId * 2 + ((posting & IMPACT_MASK) >= STRONG_IMPACT ? STRONG : WEAK);
+    let list = this.lists[at];
+    const n = this.counts[at];
     if (n === list.length) {
       const grown = new Int32Array(Math.max(2, Math.ceil(n * 1.5)));
       grown.set(list);
-      this.postings[termId] = list = grown;
+      this.lists[at] = list = grown;
     }
     list[n] = posting | 0;
-    this.postingCounts[termId] = n + 1;
+    this.counts[at] = n + 1;
     this.totalPostings++;
   }
 
@@ -279,25 +300,29 @@ export class ToolSearchIndex {
     }
 
     const termIds = new Map<string, number>();
-    const postings: Int32Array[] = [];
+    const lists: Int32Array[] = [];
     const counts: number[] = [];
     let total = 0;
     for (const [term, id] of this.termIds) {
-      const list = this.postings[id];
-      const n = this.postingCounts[id];
-      let kept = 0;
-      for (let i = 0; i < n; i++) if (remap[list[i] >>> SLOT_SHIFT] >= 0) kept++;
-      if (kept === 0) continue;
-      const out = new Int32Array(kept);
-      let j = 0;
-      for (let i = 0; i < n; i++) {
-        const to = remap[list[i] >>> SLOT_SHIFT];
-        if (to >= 0) out[j++] = (to * (1 << SLOT_SHIFT) + (list[i] & (NAME_BIT | IMPACT_MASK))) | 0;
+      const kept: Int32Array[] = [];
+      for (const tier of [STRONG, WEAK]) {
+        const list = this.lists[id * 2 + tier];
+        const n = this.counts[id * 2 + tier];
+        let live = 0;
+        for (let i = 0; i < n; i++) if (remap[list[i] >>> SLOT_SHIFT] >= 0) live++;
+        const out = live === 0 ? EMPTY : new Int32Array(live);
+        let j = 0;
+        for (let i = 0; i < n; i++) {
+          const to = remap[list[i] >>> SLOT_SHIFT];
+          if (to >= 0) out[j++] = (to * (1 << SLOT_SHIFT) + (list[i] & (NAME_BIT | IMPACT_MASK))) | 0;
+        }
+        kept.push(out);
       }
-      termIds.set(term, postings.length);
-      postings.push(out);
-      counts.push(kept);
-      total += kept;
+      if (kept[0].length + kept[1].length === 0) continue;
+      termIds.set(term, lists.length / 2);
+      lists.push(kept[0], kept[1]);
+      counts.push(kept[0].length, kept[1].length);
+      total += kept[0].length + kept[1].length;
     }
 
     const surfaces = new Map<string, string>();
@@ -312,8 +337,8 @@ export class ToolSearchIndex {
     this.liveCount = next;
     this.deadCount = 0;
     this.termIds = termIds;
-    this.postings = postings;
-    this.postingCounts = counts;
+    this.lists = lists;
+    this.counts = counts;
     this.totalPostings = total;
     this.surfaceTerms = surfaces;
     this.sortedSurfaces = [...surfaces.keys()].sort();
@@ -352,7 +377,7 @@ export class ToolSearchIndex {
       const n = this.slotCount;
       for (const [t, weight] of weights) {
         const termId = this.termIds.get(t);
-        const df = termId === undefined ? 0 : this.postingCounts[termId];
+        const df = termId === undefined ? 0 : this.docFrequency(termId);
         if (termId !== undefined && df > 0) {
           alternatives.push({ termId, weight, value: weight * Math.log(1 + (n - df + 0.5) / (df + 0.5)) });
         }
@@ -374,7 +399,7 @@ export class ToolSearchIndex {
       const term = this.surfaceTerms.get(surface);
       if (term === undefined || found.has(term)) return;
       const id = this.termIds.get(term);
-      if (id !== undefined) found.set(term, this.postingCounts[id]);
+      if (id !== undefined) found.set(term, this.docFrequency(id));
     };
     const sorted = this.sortedSurfaces;
     let lo = 0;
@@ -441,25 +466,27 @@ export class ToolSearchIndex {
     for (const group of groups) {
       let groupCount = 0;
       for (const alt of group.alternatives) {
-        const list = this.postings[alt.termId];
-        const count = this.postingCounts[alt.termId];
         const altWeight = alt.weight;
-        const w = altWeight * Math.log(1 + (n - count + 0.5) / (count + 0.5)) * scale;
-        for (let i = 0; i < count; i++) {
-          const posting = list[i];
-          const slot = posting >>> SLOT_SHIFT;
-          if (alive[slot] === 0) continue;
-          const s = w * (posting & IMPACT_MASK);
-          const prev = best[slot];
-          if (prev === 0) {
-            groupTouched[groupCount++] = slot;
-            if (acc[slot] === 0) touched[touchedCount++] = slot;
-          }
-          if (altWeight > groupWeight[slot]) groupWeight[slot] = altWeight;
-          if ((posting & NAME_BIT) !== 0 && altWeight > nameHit[slot]) nameHit[slot] = altWeight;
-          if (s > prev) {
-            acc[slot] += s - prev;
-            best[slot] = s;
+        const w = altWeight * Math.log(1 + (n - this.docFrequency(alt.termId) + 0.5) / (this.docFrequency(alt.termId) + 0.5)) * scale;
+        for (let tier = STRONG; tier <= (altWeight === 1 ? WEAK : STRONG); tier++) {
+          const list = this.lists[alt.termId * 2 + tier];
+          const count = this.counts[alt.termId * 2 + tier];
+          for (let i = 0; i < count; i++) {
+            const posting = list[i];
+            const slot = posting >>> SLOT_SHIFT;
+            if (alive[slot] === 0) continue;
+            const s = w * (posting & IMPACT_MASK);
+            const prev = best[slot];
+            if (prev === 0) {
+              groupTouched[groupCount++] = slot;
+              if (acc[slot] === 0) touched[touchedCount++] = slot;
+            }
+            if (altWeight > groupWeight[slot]) groupWeight[slot] = altWeight;
+            if ((posting & NAME_BIT) !== 0 && altWeight > nameHit[slot]) nameHit[slot] = altWeight;
+            if (s > prev) {
+              acc[slot] += s - prev;
+              best[slot] = s;
+            }
           }
         }
       }
