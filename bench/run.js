@@ -1,5 +1,5 @@
 'use strict';
-// `npm run bench [-- --quick] [--only=discovery,read,search,call,memory] [--no-build] [--keep-logs]`
+// `npm run bench [-- --quick] [--only=discovery,read,search,call,memory] [--no-build] [--keep-logs] [--profile]`
 //
 // Starts everything it measures itself: fixture MCP servers in a process of their own, the platform as
 // real processes (api + workers on this machine's PostgreSQL and Redis when they answer, and the embedded
@@ -21,17 +21,21 @@ const SECTIONS = ['discovery', 'read', 'search', 'call', 'memory'];
 const RESULTS = path.join(__dirname, 'results.json');
 
 function parseArgs(argv) {
-  const opts = { quick: false, only: new Set(SECTIONS), build: true, keepLogs: false };
+  const opts = { quick: false, only: new Set(SECTIONS), build: true, keepLogs: false, profile: false };
   for (const a of argv) {
     if (a === '--quick') opts.quick = true;
     else if (a === '--no-build') opts.build = false;
     else if (a === '--keep-logs') opts.keepLogs = true;
+    else if (a === '--profile') opts.profile = opts.keepLogs = true;
     else if (a.startsWith('--only=')) {
       const names = a.slice(7).split(',').filter(Boolean);
       for (const n of names) if (!SECTIONS.includes(n)) throw new Error(`--only: unknown section ${n} (one of ${SECTIONS.join(', ')})`);
       opts.only = new Set(names);
     } else if (a === '--help' || a === '-h') {
-      process.stdout.write('npm run bench [-- --quick] [--only=discovery,read,search,call,memory] [--no-build] [--keep-logs]\n');
+      process.stdout.write(
+        'npm run bench [-- --quick] [--only=discovery,read,search,call,memory] [--no-build] [--keep-logs] [--profile]\n' +
+          '  --profile  runs the api and worker processes with --cpu-prof; the profiles land in the run directory\n',
+      );
       process.exit(0);
     } else throw new Error(`unknown option ${a}`);
   }
@@ -96,6 +100,7 @@ async function main(argv) {
       n,
       logDir,
       stores,
+      nodeOptions: opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(logDir, 'profiles')}`] : [],
       fixture: { proc: fixtureProc, port: ready.port, base: `http://127.0.0.1:${ready.port}`, probeIndex: n, callIndex: n + 1 },
     };
 

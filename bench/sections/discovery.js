@@ -112,7 +112,7 @@ async function runConfig(ctx, cfg) {
   let pg;
   try {
     log(`discovery [${cfg.label}]: starting the platform`);
-    await platform.start();
+    await platform.start({ nodeOptions: ctx.nodeOptions });
     const p = await probe(ctx, platform);
     if (!p.ok) return { ...cfg, concurrency, notAvailable: p.why };
     if (database) {

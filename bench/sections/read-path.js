@@ -12,7 +12,7 @@ const CONNECTIONS = 50;
 async function cannon(ctx, label, spec) {
   const r = await runNodeJson(
     `autocannon-${label}`,
-    [path.join(__dirname, '..', 'load', 'autocannon-run.js'), JSON.stringify({ connections: CONNECTIONS, duration: ctx.quick ? 5 : 15, warmup: ctx.quick ? 1 : 3, ...spec })],
+    [path.join(__dirname, '..', 'load', 'autocannon-run.js'), JSON.stringify({ connections: CONNECTIONS, duration: ctx.quick ? 4 : 15, warmup: ctx.quick ? 1 : 3, ...spec })],
     { env: process.env, cwd: ROOT, logDir: ctx.logDir },
   );
   const ok = r.requests - r.non2xx - r.errors - r.timeouts;
@@ -30,7 +30,7 @@ async function run(ctx, seeded) {
   const origin = platform.origin;
   const auth = { authorization: `Bearer ${seeded.tenantKey}` };
   const ids = seeded.visibleServerIds(1000);
-  const out = { servers: seeded.servers, tools: seeded.tools, connections: CONNECTIONS, durationS: ctx.quick ? 5 : 15, key: 'tenant key (sees the platform servers and its own)', endpoints: {} };
+  const out = { servers: seeded.servers, tools: seeded.tools, connections: CONNECTIONS, durationS: ctx.quick ? 4 : 15, key: 'tenant key (sees the platform servers and its own)', endpoints: {} };
 
   log('read path: floor GET /health/live');
   const floorBefore = await cannon(ctx, 'floor-1', { url: `${origin}/health/live` });

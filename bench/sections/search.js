@@ -35,7 +35,7 @@ async function httpLatency(ctx, seeded) {
   const queries = evalQueries();
   const p = await probe(http, 'POST', '/api/v1/llm/mcp-search-tools', { query: queries[0], limit: 10 }, seeded.tenantKey);
   if (!p.ok) return { tools: seeded.tools, notAvailable: p.why };
-  const rounds = ctx.quick ? 2 : 5;
+  const rounds = ctx.quick ? 1 : 5;
   log(`search: ${queries.length} queries x ${rounds} over HTTP at ${seeded.tools} tools`);
   const search = await timeRequests(http, seeded.tenantKey, (i) => ['POST', '/api/v1/llm/mcp-search-tools', { query: queries[i], limit: 10 }], queries.length, rounds);
   const floor = await timeRequests(http, seeded.tenantKey, () => ['GET', '/health/live', undefined], queries.length, rounds);
@@ -46,7 +46,7 @@ async function httpLatency(ctx, seeded) {
 async function library(ctx, sizes) {
   log(`search: the search lib in process at ${sizes.join(', ')} tools, and recall on bench/eval`);
   try {
-    return await runNodeJson('search-library', [path.join(__dirname, '..', 'search', 'library-search.js'), JSON.stringify({ sizes, iterations: ctx.quick ? 3 : 10 })], {
+    return await runNodeJson('search-library', [path.join(__dirname, '..', 'search', 'library-search.js'), JSON.stringify({ sizes, iterations: ctx.quick ? 2 : 10 })], {
       env: process.env,
       cwd: ROOT,
       logDir: ctx.logDir,

@@ -44,7 +44,7 @@ class SeededPlatform {
   }
 
   /** Seeds servers [this.servers, servers) and restarts the platform on them. */
-  async grow(servers, extraNodeOptions = []) {
+  async grow(servers) {
     if (this.platform.api) await this.platform.stop();
     log(`seeded platform: seeding ${servers} servers, ${servers * TOOLS_PER_SERVER} tools`);
     const r = await runNodeJson(
@@ -59,7 +59,7 @@ class SeededPlatform {
     this.servers = r.servers;
     this.tools = r.tools;
     log(`seeded platform: ${r.servers} servers, ${r.tools} tools stored in ${r.ms} ms; starting api and worker`);
-    await this.platform.start({ nodeOptions: extraNodeOptions });
+    await this.platform.start({ nodeOptions: this.ctx.nodeOptions });
     this.apiStartMs = this.platform.apiStartMs;
     const key = await this.platform.http.expect('POST', `/api/v1/tenants/${tenantIdOf(TENANT)}/api-keys`, { name: `bench-${Date.now()}` }, [201]);
     this.tenantKey = key.key;

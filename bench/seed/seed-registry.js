@@ -83,10 +83,9 @@ async function main() {
         const s = Math.floor(global / toolsPerServer);
         const d = flat[global % flat.length];
         // A server's tool names are unique; a cut of the corpus may bring the same name twice.
-        const key = `${s}/${d.toolName}`;
-        const dup = seen.get(key) ?? 0;
-        seen.set(key, dup + 1);
-        const name = dup === 0 ? d.toolName : `${d.toolName}_${dup + 1}`;
+        let name = d.toolName;
+        for (let dup = 2; seen.has(`${s}/${name}`); dup++) name = `${d.toolName}_${dup}`;
+        seen.set(`${s}/${name}`, true);
         toolNames.push(name);
         serverIds.push(ids[s - fromServer]);
         positions.push(global % toolsPerServer);
