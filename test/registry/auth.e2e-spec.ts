@@ -70,6 +70,25 @@ describe('authentication, tenants and keys', () => {
     expect((await t.request('DELETE', `/api/v1/api-keys/${a.keyId}`)).status).toBe(204);
   });
 
+  it('stops a key revoked on another replica within a second or two', async () => {
+    const a = await makeTenant(t);
+    const replica = await startTestApp({ worker: false, database: t.database, queuePrefix: t.queuePrefix });
+    try {
+      expect((await replica.request('GET', '/api/v1/servers', { key: a.key })).status).toBe(200);
+      expect((await t.request('DELETE', `/api/v1/api-keys/${a.keyId}`)).status).toBe(204);
+      const revokedAt = Date.now();
+      let status = 200;
+      while (status === 200 && Date.now() - revokedAt < 5000) {
+        status = (await replica.request('GET', '/api/v1/servers', { key: a.key })).status;
+        if (status === 200) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(status).toBe(401);
+      expect(Date.now() - revokedAt).toBeLessThan(2000);
+    } finally {
+      await replica.close();
+    }
+  });
+
   it('paginates tenants with a stable token', async () => {
     for (let i = 0; i < 5; i++) await t.request('POST', '/api/v1/tenants', { body: { name: `page-${i}` } });
     const seen: string[] = [];
