@@ -37,6 +37,12 @@ const MAX_SLOTS = 1 << (32 - SLOT_SHIFT);
  * in its name about 180; one in the rest of a description about 85, in an argument about 65.
  */
 const STRONG_IMPACT = 100;
+/**
+ * A typed word found in more than this share of all tools is looked up in its strong list only: that a
+ * tenth of the registry mentions "file" somewhere in its notes says nothing, and walking them would be the
+ * slowest part of the query.
+ */
+const COMMON_SHARE = 0.1;
 const STRONG = 0;
 const WEAK = 1;
 const EMPTY = new Int32Array(0);
@@ -468,7 +474,8 @@ export class ToolSearchIndex {
       for (const alt of group.alternatives) {
         const altWeight = alt.weight;
         const w = altWeight * Math.log(1 + (n - this.docFrequency(alt.termId) + 0.5) / (this.docFrequency(alt.termId) + 0.5)) * scale;
-        for (let tier = STRONG; tier <= (altWeight === 1 ? WEAK : STRONG); tier++) {
+        const lastTier = altWeight === 1 && this.docFrequency(alt.termId) <= n * COMMON_SHARE ? WEAK : STRONG;
+        for (let tier = STRONG; tier <= lastTier; tier++) {
           const list = this.lists[alt.termId * 2 + tier];
           const count = this.counts[alt.termId * 2 + tier];
           for (let i = 0; i < count; i++) {
