@@ -62,6 +62,17 @@ describe('credentials are write-only', () => {
     const other = await makeTenant(t);
     expectProblem(await t.request('PATCH', `/api/v1/servers/${id}`, { key: other.key, body: { credentials: { bearerToken: secret('foreign') } } }), 404);
     await t.request('POST', '/api/v1/servers', { key: a.key, rawBody: `{"name":"bad json","credentials":{"bearerToken":"${secret('badjson')}"` });
+    // JSON.parse's own message quotes the text around the fault: it must not reach the answer.
+    for (const raw of [
+      `{"credentials":{"bearerToken":${secret('unquoted')}}}`,
+      secret('bare'),
+      `{"credentials":{"bearerToken":"${secret('trailing')}"}x}`,
+      `{"credentials":{"headers":{"X-Key":'${secret('single-quoted')}'}}}`,
+    ]) {
+      const res = await t.request('POST', '/api/v1/servers', { key: a.key, rawBody: raw });
+      expectProblem(res, 400);
+      expect(res.body.detail).toBe('the request body is not valid JSON');
+    }
 
     // Every read of it.
     for (const [method, path, body] of [

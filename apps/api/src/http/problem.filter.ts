@@ -18,6 +18,14 @@ const TITLES: Record<number, string> = {
   503: 'Service unavailable',
 };
 
+/** What to say for a body-parser refusal, without quoting the body. */
+const BODY_PARSER_DETAILS: Record<string, string> = {
+  'entity.parse.failed': 'the request body is not valid JSON',
+  'entity.too.large': 'the request body is too large',
+  'encoding.unsupported': 'the request body encoding is not supported',
+  'charset.unsupported': 'the request body encoding is not supported',
+};
+
 /** Maps every error to an RFC 9457 problem document. A 500 is a bug: logged with an id the client also gets. */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
@@ -48,11 +56,13 @@ export class ProblemFilter implements ExceptionFilter {
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
+      // The adapter wraps body-parser errors; JSON.parse's message quotes the body, which may hold a credential.
+      const parserType = (exception.cause as { type?: unknown } | undefined)?.type;
       return {
         type: problemType(status),
         title: TITLES[status] ?? HttpStatus[status] ?? 'Error',
         status,
-        detail: this.httpDetail(exception, status, req),
+        detail: typeof parserType === 'string' && BODY_PARSER_DETAILS[parserType] ? BODY_PARSER_DETAILS[parserType] : this.httpDetail(exception, status, req),
       };
     }
     // body-parser errors arrive as plain errors carrying a status.
