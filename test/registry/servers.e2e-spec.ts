@@ -320,7 +320,8 @@ describe('servers', () => {
       const second = await t.request('GET', `/api/v1/servers/${id}/discoveries?pageSize=2&pageToken=${first.body.nextPageToken}`, { key: a.key });
       expect(second.body.runs.map((r: { toolCount: number }) => r.toolCount)).toEqual([0]);
       expect(second.body.nextPageToken).toBeUndefined();
-      expect(second.body.runs[0]).toMatchObject({ trigger: 'manual', outcome: 'SUCCEEDED', added: ['t0'], removed: [], changed: [] });
+      expect(second.body.runs[0]).toMatchObject({ trigger: 'manual', outcome: 'SUCCEEDED', added: ['t0'], removed: [], changed: [], dropped: [] });
+      expect(second.body.runs[0]).not.toHaveProperty('stderr');
     });
 
     it('deletes: 204, then 404', async () => {

@@ -348,6 +348,17 @@ export class ToolListDto {
   tools!: ToolDefinitionDto[];
 }
 
+export class DroppedToolDto {
+  @ApiProperty({ description: "The tool's place in the server's listing" })
+  index!: number;
+
+  @ApiPropertyOptional({ description: 'Its name, if it had one' })
+  name?: string;
+
+  @ApiProperty({ description: 'Why it was left out' })
+  reason!: string;
+}
+
 export class DiscoveryRunDto {
   @ApiProperty({ description: 'Run id' })
   id!: string;
@@ -384,6 +395,9 @@ export class DiscoveryRunDto {
 
   @ApiProperty({ description: 'Tools whose definition changed', type: [String] })
   changed!: string[];
+
+  @ApiProperty({ description: 'Tools the server listed that were not valid and were left out, with why', type: [DroppedToolDto] })
+  dropped!: DroppedToolDto[];
 }
 
 export class DiscoveryRunPageDto {

@@ -71,5 +71,6 @@ export function toDiscoveryRunDto(r: DiscoveryRunRecord): DiscoveryRunDto {
     added: r.added,
     removed: r.removed,
     changed: r.changed,
+    dropped: r.dropped.map((d) => ({ index: d.index, ...(d.name !== undefined ? { name: d.name } : {}), reason: d.reason })),
   };
 }
