@@ -1,5 +1,5 @@
 export { ToolSearchIndex } from './tool-search-index';
-export type { IndexStats } from './tool-search-index';
+export type { IndexStats, ToolSearchIndexOptions } from './tool-search-index';
 export type { SearchHit, SearchOptions, TenantScope, ToolDocument, Visibility } from './tool-document';
 export { DEFAULT_RANKING } from './ranking';
 export type { FieldParams, RankingParams } from './ranking';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { docsFromEvalServers, EvalQuery, EvalServer } from './evaluation';
-import { ToolSearchIndex } from './tool-search-index';
+import { ToolSearchIndex, ToolSearchIndexOptions } from './tool-search-index';
 import type { ToolDocument, Visibility } from './tool-document';
 
 /*
@@ -156,8 +156,13 @@ export function buildSyntheticCorpus(n: number, seed = 42, servers?: readonly Ev
 }
 
 /** An index over `buildSyntheticCorpus(n)`. */
-export function buildSyntheticIndex(n: number, seed = 42, servers?: readonly EvalServer[]): ToolSearchIndex {
-  const index = new ToolSearchIndex();
+export function buildSyntheticIndex(
+  n: number,
+  seed = 42,
+  servers?: readonly EvalServer[],
+  options: ToolSearchIndexOptions = {},
+): ToolSearchIndex {
+  const index = new ToolSearchIndex(options);
   for (const [serverId, docs] of buildSyntheticCorpus(n, seed, servers)) index.upsertServerTools(serverId, docs);
   return index;
 }

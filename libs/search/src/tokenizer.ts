@@ -96,7 +96,7 @@ export function isIndexable(word: string): boolean {
   return word.length > 1 && !isNumber(word);
 }
 
-const STEM_CACHE_LIMIT = 50_000;
+const STEM_CACHE_LIMIT = 20_000;
 let stemCache = new Map<string, string>();
 
 function isNumber(word: string): boolean {

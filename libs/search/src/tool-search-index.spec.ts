@@ -249,3 +249,17 @@ describe('ToolSearchIndex completion', () => {
     expect(names(index, 'zeb')).toEqual([]);
   });
 });
+
+describe('ToolSearchIndex retain', () => {
+  it('indexes the whole document but keeps and returns only what retain gives', () => {
+    const index = new ToolSearchIndex({ retain: ({ inputSchema: _schema, description: _description, ...rest }) => rest });
+    index.upsertServerTools('s', [
+      tool('s', 'geocode', {
+        description: 'Convert an address into coordinates',
+        inputSchema: { type: 'object', properties: { address: { type: 'string', description: 'Street address' } } },
+      }),
+    ]);
+    const [hit] = index.search('street coordinates', { visible: () => true });
+    expect(hit.doc).toEqual({ serverId: 's', serverName: 'Server s', serverKind: 'BUILT_IN', tenantId: null, toolName: 'geocode' });
+  });
+});

@@ -85,6 +85,17 @@ interface Candidate {
   readonly doc: ToolDocument;
 }
 
+export interface ToolSearchIndexOptions {
+  readonly ranking?: RankingParams;
+  /**
+   * What the index keeps of a tool once it is indexed, and hands back in results (default: the document
+   * itself). Input schemas and long descriptions are most of a tool's memory; a caller that can load the
+   * full definitions of the few tools a search returns may keep only their identity here, e.g.
+   * `({ inputSchema, description, annotations, ...rest }) => rest`.
+   */
+  readonly retain?: (doc: ToolDocument) => ToolDocument;
+}
+
 export interface IndexStats {
   readonly tools: number;
   readonly servers: number;
@@ -97,6 +108,7 @@ export interface IndexStats {
 
 export class ToolSearchIndex {
   private readonly ranking: RankingParams;
+  private readonly retain: (doc: ToolDocument) => ToolDocument;
 
   private readonly servers = new Map<string, ServerEntry>();
 
@@ -132,8 +144,9 @@ export class ToolSearchIndex {
   private touched = new Int32Array(0);
   private groupTouched = new Int32Array(0);
 
-  constructor(ranking: RankingParams = DEFAULT_RANKING) {
-    this.ranking = ranking;
+  constructor(options: ToolSearchIndexOptions = {}) {
+    this.ranking = options.ranking ?? DEFAULT_RANKING;
+    this.retain = options.retain ?? ((doc) => doc);
   }
 
   /** Live tools. */
@@ -224,7 +237,7 @@ export class ToolSearchIndex {
   private addDoc(p: PreparedDoc): number {
     const slot = this.slotCount++;
     this.ensureSlotCapacity(this.slotCount);
-    this.slotDocs[slot] = p.doc;
+    this.slotDocs[slot] = this.retain(p.doc);
     this.slotAlive[slot] = 1;
     this.slotNameLengths[slot] = Math.min(p.nameLength, 0xff);
     for (const [term, low] of p.terms) this.appendPosting(this.termIdOf(term), slot * (1 << SLOT_SHIFT) + low);
