@@ -2,7 +2,7 @@ import { ServerKind, ServerRecord, ServerStatus, TransportType } from '@app/doma
 import { Inject, Injectable } from '@nestjs/common';
 import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
-import { prismaCode, translatePrismaError } from '../prisma-errors';
+import { translatePrismaError } from '../prisma-errors';
 import { ownerScopeOf, PLATFORM_SCOPE, ReadScope } from '../scope';
 import { PRISMA } from '../tokens';
 import { toServerRecord, transportToDb } from './server.mapper';
@@ -183,10 +183,5 @@ export class ServerRepository {
   async findCredentials(id: string): Promise<StoredCredentials | null> {
     if (!isUuid(id)) return null;
     return this.prisma.server.findUnique({ where: { id }, select: { credentialsCipher: true, credentialsEnv: true } });
-  }
-
-  /** Whether an error is the unique (owner, name) index refusing a second server of one name. */
-  static isNameConflict(err: unknown): boolean {
-    return prismaCode(err) === 'P2002';
   }
 }
