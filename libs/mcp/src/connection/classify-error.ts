@@ -79,7 +79,9 @@ function truncate(text: string, max = 200): string {
 /** The revisions the registry speaks, for messages: both eras. */
 export const SPOKEN_REVISIONS = '2024-11-05 to 2025-11-25 (initialize) and 2026-07-28 (server/discover)';
 
-function jsonRpcFailure(code: number, message: string, phase: string, redact: Redactor, data?: unknown): McpFailure {
+function jsonRpcFailure(code: number, raw: string, phase: string, redact: Redactor, data?: unknown): McpFailure {
+  // The SDK prefixes the server's message with its own "MCP error <code>: ".
+  const message = raw.replace(/^MCP error -?\d+: /, '');
   if (code === -32022 || (code === -32602 && /protocol version/i.test(message))) {
     const supported = (data as { supported?: unknown } | undefined)?.supported;
     const theirs = Array.isArray(supported) ? `the server speaks ${supported.map(String).join(', ')}` : truncate(redact(message));
