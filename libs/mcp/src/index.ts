@@ -22,3 +22,4 @@ export { ByteBudget, countingFetch, formatBytes, FetchLike } from './connection/
 export { ChildProcessTransport, ChildProcessTransportOptions } from './transports/child-process.transport';
 export { StderrTail } from './transports/stderr-tail';
 export { InProcessContext } from './in-process/in-process-servers';
+export { McpSessionPool, McpSessionPoolOptions, DEFAULT_POOL_OPTIONS, PoolStats, breaksSession } from './pool';
