@@ -1,4 +1,5 @@
 import { DiscoveryModule } from '@app/discovery';
+import { RegistryServerModule } from '@app/registry';
 import { DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryProcessor } from './discovery.processor';
 
@@ -8,7 +9,8 @@ export class WorkerModule {
   static forRoot(): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [DiscoveryModule],
+      // The registry's own MCP server, so that this worker can discover the INTERNAL server in-process.
+      imports: [DiscoveryModule, RegistryServerModule],
       providers: [DiscoveryProcessor],
     };
   }

@@ -18,3 +18,4 @@ export {
   LIST_SERVERS_DESCRIPTION,
   CALL_TOOL_DESCRIPTION,
 } from './registry-mcp-server';
+export { RegistryServerModule, RegistryServerRegistration, REGISTRY_TOOLS, registryVersion } from './registry-server.module';

@@ -166,6 +166,7 @@ export function createRegistryMcpServer(tools: RegistryTools | undefined, princi
       run(async (t, p) => {
         const progressToken = extra._meta?.progressToken;
         return t.callTool(p, args, {
+          channel: 'mcp',
           signal: extra.signal,
           onProgress:
             progressToken === undefined

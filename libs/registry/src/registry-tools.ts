@@ -47,6 +47,8 @@ export interface CallToolContext {
   signal?: AbortSignal;
   /** Upstream progress, forwarded to the caller; each one also extends the call's timeout. */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** How the call came in, for the audit log: the MCP endpoint's call_tool, or the RPC API. */
+  channel?: 'mcp' | 'rpc';
 }
 
 /**
