@@ -64,7 +64,9 @@ const running = new Set<AppProcess>();
 
 /** Starts `command args` in the repository with exactly `env` (plus PATH and HOME). */
 export function startProcess(command: string, args: string[], env: Record<string, string>): AppProcess {
-  const child = spawn(command, args, { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own: killing a failed test's process takes whatever it started (npm's child) too,
+  // and nothing is left holding the output pipes open.
+  const child = spawn(command, args, { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   let err = '';
   const listeners = new Set<() => void>();
@@ -107,18 +109,21 @@ export function startProcess(command: string, args: string[], env: Record<string
       const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), timeoutMs).unref());
       const result = await Promise.race([exited, timer]);
       if (result === 'timeout') {
-        child.kill('SIGKILL');
+        proc.kill();
         throw new Error(`still running ${timeoutMs} ms after SIGTERM:\n${out}\n${err}`);
       }
       return { ...result, ms: Date.now() - started };
     },
     kill() {
-      if (!done) child.kill('SIGKILL');
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
     },
   };
   exited.then((e) => {
     done = e;
-    running.delete(proc);
   });
   running.add(proc);
   return proc;
@@ -127,9 +132,10 @@ export function startProcess(command: string, args: string[], env: Record<string
 export const startApi = (env: Record<string, string>) => startProcess(process.execPath, [API_MAIN], env);
 export const startWorker = (env: Record<string, string>) => startProcess(process.execPath, [WORKER_MAIN], env);
 
-/** Kills whatever a failed test left running. */
+/** Kills whatever a test left running, children of npm included. */
 export function killAll(): void {
   for (const p of running) p.kill();
+  running.clear();
 }
 
 /** The URL an API process printed in its start banner. */
