@@ -6,6 +6,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { HealthModule } from './health/health.module';
 import { ProblemFilter } from './http/problem.filter';
+import { McpEndpointModule } from './mcp/mcp-endpoint.module';
 import { RegistryApiModule } from './registry-api.module';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -38,6 +39,7 @@ export class AppModule {
         }),
         HealthModule,
         RegistryApiModule,
+        McpEndpointModule,
         ...extra,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],

@@ -22,6 +22,8 @@ export interface CatalogServerRow {
   enabled: boolean;
   /** Whether its tools are searchable and callable now (see LIVE below). */
   live: boolean;
+  /** Changes whenever how the server is reached changes (address, command, headers, credentials): pooled sessions must not outlive it. */
+  connection: string;
 }
 
 export interface CatalogSnapshot {
@@ -48,6 +50,9 @@ export interface CatalogChanges {
  */
 const LIVE = Prisma.sql`s.enabled AND (s.status = 'CONNECTED' OR (s.status = 'DISCOVERING' AND s.last_discovered_at IS NOT NULL))`;
 
+const CONNECTION = Prisma.sql`md5(json_build_array(s.transport, s.url, s.command, s.args, s.env, s.headers,
+  s.credentials_cipher, s.credentials_env, s.app_slug, s.account_id)::text)`;
+
 const TOOL_JSON = Prisma.sql`(
   jsonb_build_object('name', t.name, 'inputSchema', t.input_schema)
   || CASE WHEN t.title IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('title', t.title) END
@@ -64,6 +69,7 @@ interface RawServer {
   status: ServerStatus;
   enabled: boolean;
   live: boolean;
+  connection: string;
 }
 
 interface RawTool {
@@ -73,7 +79,7 @@ interface RawTool {
 }
 
 function toServer(r: RawServer): CatalogServerRow {
-  return { id: r.id, name: r.name, kind: r.kind, tenantId: r.tenant_id, status: r.status, enabled: r.enabled, live: r.live };
+  return { id: r.id, name: r.name, kind: r.kind, tenantId: r.tenant_id, status: r.status, enabled: r.enabled, live: r.live, connection: r.connection };
 }
 
 function toTool(r: RawTool): CatalogToolRow {
@@ -101,7 +107,7 @@ export class CatalogRepository {
   async loadAll(): Promise<CatalogSnapshot> {
     const xmin = await this.currentXmin();
     const servers = await this.prisma.$queryRaw<RawServer[]>`
-      SELECT s.id, s.name, s.kind, s.tenant_id, s.status, s.enabled, true AS live
+      SELECT s.id, s.name, s.kind, s.tenant_id, s.status, s.enabled, true AS live, ${CONNECTION} AS connection
         FROM servers s
        WHERE ${LIVE}`;
     const tools = await this.prisma.$queryRaw<RawTool[]>`
@@ -119,7 +125,7 @@ export class CatalogRepository {
     if (valid.length === 0) return { servers: [], tools: [] };
     const list = Prisma.join(valid.map((id) => Prisma.sql`${id}::uuid`));
     const servers = await this.prisma.$queryRaw<RawServer[]>`
-      SELECT s.id, s.name, s.kind, s.tenant_id, s.status, s.enabled, (${LIVE}) AS live
+      SELECT s.id, s.name, s.kind, s.tenant_id, s.status, s.enabled, (${LIVE}) AS live, ${CONNECTION} AS connection
         FROM servers s
        WHERE s.id IN (${list})`;
     const tools = await this.prisma.$queryRaw<RawTool[]>`

@@ -1,0 +1,110 @@
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { Principal, RateLimitedError } from '@app/domain';
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import IORedis from 'ioredis';
+
+/**
+ * One token bucket per key, in Redis, updated atomically by this script: a bucket holds up to `capacity`
+ * tokens and gains `rate` tokens per millisecond; a call takes one. Returns 0 when a token was taken, else
+ * the milliseconds until one will be there. Redis's own clock is used, so replicas with skewed clocks agree.
+ */
+const TAKE_SCRIPT = `
+local capacity = tonumber(ARGV[1])
+local rate = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local tokens = tonumber(b[1])
+local ts = tonumber(b[2])
+if tokens == nil or ts == nil then
+  tokens = capacity
+  ts = now
+end
+tokens = math.min(capacity, tokens + math.max(0, now - ts) * rate)
+local wait = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+else
+  wait = math.ceil((1 - tokens) / rate)
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / rate) + 1000)
+return wait
+`;
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/**
+ * The per-tenant limit on tool calls (RATE_LIMIT_PER_MINUTE; 0 turns it off): a token bucket that holds a
+ * minute's worth of calls and refills continuously. On Redis when REDIS_URL is set, so that the limit holds
+ * across API replicas; in this process otherwise, or for as long as Redis does not answer. The platform
+ * administrator is not limited.
+ */
+@Injectable()
+export class CallRateLimiter implements OnModuleDestroy {
+  private readonly logger = new Logger(CallRateLimiter.name);
+  private readonly capacity: number;
+  /** Tokens per millisecond. */
+  private readonly rate: number;
+  private readonly redis?: IORedis;
+  private readonly prefix: string;
+  private readonly local = new Map<string, Bucket>();
+  private warnedAt = 0;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.capacity = config.call.rateLimitPerMinute;
+    this.rate = this.capacity / 60_000;
+    this.prefix = `${config.queuePrefix}:ratelimit:`;
+    if (config.redisUrl && this.capacity > 0) {
+      this.redis = new IORedis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 2000 });
+      this.redis.on('error', () => undefined);
+      this.redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+    }
+  }
+
+  /** Takes one call from the caller's bucket, or throws RateLimitedError with the seconds to wait. */
+  async take(principal: Principal): Promise<void> {
+    if (this.capacity <= 0 || principal.type !== 'tenant') return;
+    const key = principal.tenantId;
+    const waitMs = await this.takeShared(key).catch((err: Error) => {
+      if (Date.now() - this.warnedAt > 60_000) {
+        this.warnedAt = Date.now();
+        this.logger.warn({ err: err.message }, 'Redis did not answer the rate limit; limiting in this process until it does');
+      }
+      return this.takeLocal(key);
+    });
+    if (waitMs > 0) {
+      const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+      throw new RateLimitedError(
+        `the tenant's tool calls are limited to ${this.capacity} per minute; try again in ${seconds} s`,
+        seconds,
+      );
+    }
+  }
+
+  private async takeShared(key: string): Promise<number> {
+    if (!this.redis) return this.takeLocal(key);
+    const take = (this.redis as unknown as { takeToken(key: string, capacity: number, rate: number): Promise<number> }).takeToken;
+    return Number(await take.call(this.redis, this.prefix + key, this.capacity, this.rate));
+  }
+
+  private takeLocal(key: string): number {
+    const now = Date.now();
+    const b = this.local.get(key) ?? { tokens: this.capacity, at: now };
+    b.tokens = Math.min(this.capacity, b.tokens + Math.max(0, now - b.at) * this.rate);
+    b.at = now;
+    this.local.set(key, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.ceil((1 - b.tokens) / this.rate);
+  }
+
+  onModuleDestroy(): void {
+    this.redis?.disconnect();
+  }
+}

@@ -1,0 +1,53 @@
+import { Principal } from '@app/domain';
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CurrentPrincipal } from '../auth/auth.decorators';
+import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
+import { CallToolRequestDto, CallToolResultDto, SearchToolsRequestDto, SearchToolsResponseDto } from './llm-tools.dto';
+import { RegistryToolsService } from './registry-tools.service';
+
+@ApiTags('llm')
+@ApiAuthenticated()
+@Controller('api/v1/llm')
+export class LlmToolsController {
+  constructor(private readonly tools: RegistryToolsService) {}
+
+  @Post('mcp-search-tools')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'The tools that best fit a task, among those of connected servers the caller may see',
+    description:
+      'Ranks tools by their names, titles, descriptions, parameter names and descriptions, and their server\'s name. ' +
+      'A tool discovered on any replica is searchable here within about a second.',
+  })
+  @ApiOkResponse({ type: SearchToolsResponseDto })
+  @ApiProblems(400)
+  search(@CurrentPrincipal() principal: Principal, @Body() body: SearchToolsRequestDto): Promise<SearchToolsResponseDto> {
+    return this.tools.searchTools(principal, body);
+  }
+
+  @Post('mcp-call-tool')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Call a tool on its server with the credentials the server's kind demands; answers the upstream CallToolResult unchanged",
+    description:
+      'Only tools that the last discovery found on a connected server the caller may see. A tool that fails answers 200 with ' +
+      'isError: true (that is the tool\'s answer); a server that fails or does not answer in time is a 502 or 504. Limited per ' +
+      'tenant to RATE_LIMIT_PER_MINUTE calls (429 with Retry-After). Every call is audited without its arguments or result.',
+  })
+  @ApiOkResponse({ type: CallToolResultDto })
+  @ApiProblems(400, 404, 409, 429, 502, 504)
+  call(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CallToolRequestDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<CallToolResultDto> {
+    // A caller that hangs up cancels the upstream call.
+    const abort = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    return this.tools.callTool(principal, body, { channel: 'rpc', signal: abort.signal }) as Promise<CallToolResultDto>;
+  }
+}

@@ -1,0 +1,99 @@
+import { KIND_WIRE_NAMES } from '@app/domain';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsObject, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { IsOptionalNotNull, IsWireKind } from '../common/validators';
+import { ToolDefinitionDto } from '../servers/server.dto';
+
+export const MAX_SEARCH_LIMIT = 50;
+
+export class SearchToolsRequestDto {
+  @ApiProperty({
+    description: 'The task in plain words, as a person would ask for it, e.g. "open a pull request" or "what is the weather in Paris"',
+    maxLength: 1000,
+  })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(1000)
+  query!: string;
+
+  @ApiPropertyOptional({ description: `How many tools to return (1 to ${MAX_SEARCH_LIMIT}, default 10)`, minimum: 1, maximum: MAX_SEARCH_LIMIT })
+  @IsOptionalNotNull()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_SEARCH_LIMIT)
+  limit?: number;
+
+  @ApiPropertyOptional({
+    description: 'Only tools of servers of these kinds: canonical names or numbers',
+    type: 'array',
+    items: { oneOf: [{ type: 'string', enum: KIND_WIRE_NAMES }, { type: 'integer', minimum: 1, maximum: 5 }] },
+    maxItems: 5,
+  })
+  @IsOptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(5)
+  @IsWireKind({ each: true })
+  kinds?: (string | number)[];
+
+  @ApiPropertyOptional({ description: 'Only tools of these servers (their serverId)', type: [String], maxItems: 100 })
+  @IsOptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsUUID('all', { each: true })
+  serverIds?: string[];
+}
+
+export class ToolSearchResultDto {
+  @ApiProperty({ description: 'The server offering the tool: pass it to mcp-call-tool' })
+  serverId!: string;
+
+  @ApiProperty({ description: 'The name the server is registered under' })
+  serverName!: string;
+
+  @ApiProperty({ description: 'The tool as discovered, ready to hand to a model', type: ToolDefinitionDto })
+  tool!: ToolDefinitionDto;
+
+  @ApiProperty({ description: 'Relevance, higher is better; comparable only within one answer' })
+  score!: number;
+}
+
+export class SearchToolsResponseDto {
+  @ApiProperty({ description: 'The best matches first; only tools of connected servers the caller may see', type: [ToolSearchResultDto] })
+  results!: ToolSearchResultDto[];
+}
+
+export class CallToolRequestDto {
+  @ApiProperty({ description: 'The server of the tool (serverId from mcp-search-tools or mcp-get-server-info)', format: 'uuid' })
+  @IsUUID('all')
+  serverId!: string;
+
+  @ApiProperty({ description: 'The tool name exactly as discovered', maxLength: 256 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(256)
+  toolName!: string;
+
+  @ApiPropertyOptional({ description: "Arguments matching the tool's inputSchema (passed to the tool as they are)", type: 'object', additionalProperties: true })
+  @IsOptionalNotNull()
+  @IsObject()
+  arguments?: Record<string, unknown>;
+}
+
+/** The MCP CallToolResult, exactly as the upstream server answered it. */
+export class CallToolResultDto {
+  @ApiProperty({
+    description: 'Content blocks (text, image, audio, resource links, embedded resources), as the tool returned them',
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+  })
+  content!: Record<string, unknown>[];
+
+  @ApiPropertyOptional({ description: "Structured result, matching the tool's outputSchema when it has one", type: 'object', additionalProperties: true })
+  structuredContent?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'True when the tool reports that it failed: the content says why (a model should read it and adapt)' })
+  isError?: boolean;
+
+  @ApiPropertyOptional({ description: 'Metadata the server attached', type: 'object', additionalProperties: true })
+  _meta?: Record<string, unknown>;
+}

@@ -1,0 +1,33 @@
+import { Principal } from '@app/domain';
+import type { CallToolContext, CallToolInput, ListServersInput, ListServersResult, McpServerInfo, RegistryTools, SearchToolsInput, SearchToolsResult } from '@app/registry';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Injectable } from '@nestjs/common';
+import { ServerInfoService } from '../llm/server-info.service';
+import { ToolCallService } from './tool-call.service';
+import { ToolCatalogService } from './tool-catalog.service';
+
+/** What the registry's own MCP tools and the /api/v1/llm endpoints do, each scoped by the caller. */
+@Injectable()
+export class RegistryToolsService implements RegistryTools {
+  constructor(
+    private readonly catalog: ToolCatalogService,
+    private readonly info: ServerInfoService,
+    private readonly calls: ToolCallService,
+  ) {}
+
+  async searchTools(principal: Principal, input: SearchToolsInput): Promise<SearchToolsResult> {
+    return this.catalog.search(principal, input);
+  }
+
+  getServerInfo(principal: Principal, serverId: string): Promise<McpServerInfo> {
+    return this.info.getServerInfo(principal, serverId);
+  }
+
+  listServers(principal: Principal, input: ListServersInput): Promise<ListServersResult> {
+    return this.info.listServers(principal, input);
+  }
+
+  callTool(principal: Principal, input: CallToolInput, context: CallToolContext): Promise<CallToolResult> {
+    return this.calls.call(principal, input, context);
+  }
+}

@@ -1,0 +1,53 @@
+import { APP_CONFIG, AppConfig } from '@app/config';
+import { ForbiddenError, Principal } from '@app/domain';
+import { createRegistryMcpServer, REGISTRY_TOOLS, RegistryTools, registryVersion } from '@app/registry';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { hostAllowed, originAllowed } from './mcp-request-policy';
+
+/** Whether a JSON-RPC message (or batch) calls a tool asking for progress: that answer is streamed (SSE). */
+function wantsProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => {
+    const msg = m as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } } | null;
+    return msg?.method === 'tools/call' && msg.params?._meta?.progressToken !== undefined;
+  });
+}
+
+/**
+ * The registry as an MCP server over Streamable HTTP, stateless: every POST gets a fresh server scoped to
+ * the caller's key and a fresh transport, so any replica answers any request and nothing is kept between
+ * them. Answers are plain JSON, except a tool call that asks for progress, which is streamed so that the
+ * upstream server's progress reaches the client.
+ */
+@Injectable()
+export class McpEndpointService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REGISTRY_TOOLS) private readonly tools: RegistryTools,
+  ) {}
+
+  /** Host and Origin checks (DNS rebinding, cross-site pages): 403 before any MCP is spoken. */
+  checkRequest(req: Request): void {
+    if (!hostAllowed(req.headers.host, this.config)) {
+      throw new ForbiddenError(`the Host header does not name this registry; set ALLOWED_HOSTS to accept other host names`);
+    }
+    const origin = req.headers.origin;
+    if (!originAllowed(origin, req.headers.host, this.config)) {
+      throw new ForbiddenError(`requests from pages of ${origin} are not accepted; list the origin in CORS_ORIGINS to allow it`);
+    }
+  }
+
+  async handle(principal: Principal, req: Request, res: Response): Promise<void> {
+    this.checkRequest(req);
+    const server = createRegistryMcpServer(this.tools, principal, registryVersion());
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(req.body) });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  }
+}

@@ -1,0 +1,198 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { execFile } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
+import { startTestApp, TestApp } from '../support/app';
+import { CallFixture, startCallFixture } from './call-fixtures';
+import { eventually, mcpClient, registerAndDiscover, structured } from './helpers';
+
+const run = promisify(execFile);
+const INSPECTOR = join(__dirname, '..', '..', 'node_modules/@modelcontextprotocol/inspector-cli/build/cli.js');
+
+/** `@modelcontextprotocol/inspector-cli` in CLI mode against the registry's /mcp, as a person would run it. */
+async function inspector(t: TestApp, key: string, args: string[]): Promise<any> {
+  const { stdout } = await run(
+    process.execPath,
+    [INSPECTOR, '--cli', `${t.baseUrl}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${key}`, ...args],
+    // It finds its own package.json by a path relative to the working directory: run it from its build directory.
+    { timeout: 30_000, cwd: dirname(INSPECTOR), env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` } },
+  );
+  return JSON.parse(stdout);
+}
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+describe('the MCP endpoint /mcp', () => {
+  let t: TestApp;
+  let fixture: CallFixture;
+  let a: TenantKey;
+  let serverId: string;
+  let client: Client;
+
+  beforeAll(async () => {
+    fixture = await startCallFixture();
+    t = await startTestApp({ env: { MCP_OUTBOUND_ALLOW: '127.0.0.1', CORS_ORIGINS: 'https://app.example.com' } });
+    a = await makeTenant(t);
+    serverId = (await registerAndDiscover(t, { name: 'echoes', transport: 'streamable-http', url: fixture.url }, a.key)).id;
+    client = await mcpClient(t, a.key);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await t?.close();
+    await fixture?.close();
+  });
+
+  const post = (headers: Record<string, string>, body: unknown = initialize) =>
+    fetch(`${t.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(body),
+    });
+
+  async function problem(res: Response, status: number): Promise<any> {
+    const body = await res.json();
+    expectProblem({ status: res.status, headers: res.headers, body }, status);
+    return body;
+  }
+
+  it('lists its four tools to a plain SDK client, and answers each with a tenant key', async () => {
+    expect(client.getServerVersion()).toMatchObject({ name: 'mcp-registry' });
+    const { tools } = await client.listTools();
+    expect(tools.map((x) => x.name).sort()).toEqual(['call_tool', 'get_server_info', 'list_servers', 'search_tools']);
+
+    // Discovered a moment ago: searchable within the catalog's polling interval.
+    const found = await eventually('the new tools to be searchable', async () => {
+      const r = structured(await client.callTool({ name: 'search_tools', arguments: { query: 'echo the message back' } }));
+      return r.results.length > 0 ? r : undefined;
+    }, 5000);
+    expect(found.results[0]).toMatchObject({ serverId, serverName: 'echoes', tool: { name: 'echo', description: 'Echo the message back' } });
+
+    const info = structured(await client.callTool({ name: 'get_server_info', arguments: { serverId } }));
+    expect(info).toMatchObject({ serverId, name: 'echoes', status: 'MCP_SERVER_CONNECTION_STATUS_CONNECTED', kind: 'MCP_SERVER_KIND_CUSTOM' });
+
+    const list = structured(await client.callTool({ name: 'list_servers', arguments: { kind: 'MCP_SERVER_KIND_CUSTOM' } }));
+    expect(list.servers.map((s: { name: string }) => s.name)).toEqual(['echoes']);
+
+    const called = await client.callTool({ name: 'call_tool', arguments: { serverId, toolName: 'echo', arguments: { message: 'hi' } } });
+    expect(called).toEqual({ content: [{ type: 'text', text: 'Echo: hi' }], structuredContent: { echoed: 'hi' } });
+  });
+
+  it('answers invalid input and refusals as isError results the model can read', async () => {
+    const badId = await client.callTool({ name: 'get_server_info', arguments: { serverId: 'not-an-id' } });
+    expect(badId.isError).toBe(true);
+    const missing = await client.callTool({ name: 'get_server_info', arguments: { serverId: '00000000-0000-4000-8000-000000000000' } });
+    expect(missing).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Not found: server 00000000-0000-4000-8000-000000000000 not found' }] });
+  });
+
+  it('works for @modelcontextprotocol/inspector-cli in CLI mode: lists the tools and calls each one', async () => {
+    const listed = await inspector(t, a.key, ['--method', 'tools/list']);
+    expect(listed.tools.map((x: { name: string }) => x.name).sort()).toEqual(['call_tool', 'get_server_info', 'list_servers', 'search_tools']);
+
+    const search = await inspector(t, a.key, ['--method', 'tools/call', '--tool-name', 'search_tools', '--tool-arg', 'query=echo a message', '--tool-arg', 'limit=3']);
+    expect(search.isError).toBeFalsy();
+    expect(search.structuredContent.results[0].tool.name).toBe('echo');
+
+    const info = await inspector(t, a.key, ['--method', 'tools/call', '--tool-name', 'get_server_info', '--tool-arg', `serverId=${serverId}`]);
+    expect(info.structuredContent).toMatchObject({ serverId, name: 'echoes' });
+
+    const list = await inspector(t, a.key, ['--method', 'tools/call', '--tool-name', 'list_servers', '--tool-arg', 'pageSize=10']);
+    expect(list.structuredContent.servers.map((s: { name: string }) => s.name)).toContain('echoes');
+
+    const called = await inspector(t, a.key, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'call_tool',
+      '--tool-arg',
+      `serverId=${serverId}`,
+      '--tool-arg',
+      'toolName=echo',
+      '--tool-arg',
+      'arguments={"message":"from the inspector"}',
+    ]);
+    expect(called.content).toEqual([{ type: 'text', text: 'Echo: from the inspector' }]);
+  });
+
+  it('answers 401 with a problem and WWW-Authenticate without a key or with a bad one', async () => {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer mcpr_not-a-key-at-all-000000000000000000' }, { authorization: 'Basic abc' }]) {
+      const res = await post(headers);
+      await problem(res, 401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    }
+    await expect(mcpClient(t, null)).rejects.toThrow(/401/);
+  });
+
+  it('answers 403 to a page of a foreign origin, and accepts its own origin and CORS_ORIGINS', async () => {
+    const foreign = await post({ authorization: `Bearer ${a.key}`, origin: 'https://evil.example' });
+    const body = await problem(foreign, 403);
+    expect(body.detail).toContain('https://evil.example');
+    await expect(mcpClient(t, a.key, { origin: 'https://evil.example' })).rejects.toThrow(/403/);
+
+    for (const origin of [t.baseUrl, 'https://app.example.com']) {
+      const ok = await post({ authorization: `Bearer ${a.key}`, origin });
+      expect(ok.status).toBe(200);
+      expect(((await ok.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe('mcp-registry');
+    }
+  });
+
+  it('answers 403 to a Host header that does not name this registry (DNS rebinding)', async () => {
+    const port = new URL(t.baseUrl).port;
+    const withHost = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/mcp',
+            method: 'POST',
+            headers: { host, authorization: `Bearer ${a.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify(initialize));
+      });
+    expect(await withHost(`rebound.evil.example:${port}`)).toBe(403);
+    expect(await withHost(`localhost:${port}`)).toBe(200);
+  });
+
+  it('answers GET and DELETE with 405 (a stateless endpoint has no session stream), naming POST', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${t.baseUrl}/mcp`, { method, headers: { authorization: `Bearer ${a.key}`, accept: 'text/event-stream' } });
+      await problem(res, 405);
+      expect(res.headers.get('allow')).toBe('POST');
+    }
+  });
+
+  it('is documented in /docs', async () => {
+    const doc = (await t.request('GET', '/docs-json', { key: null })).body;
+    const op = doc.paths['/mcp'].post;
+    expect(op.summary).toContain('search_tools');
+    expect(op.security).toEqual([{ bearer: [] }]);
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403']));
+    for (const [path, ok] of [
+      ['/api/v1/llm/mcp-search-tools', ['200', '400', '401']],
+      ['/api/v1/llm/mcp-call-tool', ['200', '400', '401', '404', '409', '429', '502', '504']],
+    ] as const) {
+      const rpc = doc.paths[path].post;
+      expect(rpc.security).toEqual([{ bearer: [] }]);
+      expect(Object.keys(rpc.responses)).toEqual(expect.arrayContaining([...ok]));
+      for (const [status, response] of Object.entries(rpc.responses) as [string, { content?: Record<string, unknown> }][]) {
+        if (Number(status) >= 400) expect(Object.keys(response.content ?? {})).toEqual(['application/problem+json']);
+      }
+    }
+    const props = doc.components.schemas.SearchToolsRequestDto.properties;
+    for (const field of ['query', 'limit', 'kinds', 'serverIds']) expect(props[field].description).toEqual(expect.any(String));
+  });
+});

@@ -1,0 +1,148 @@
+import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
+import { startTestApp, TestApp } from '../support/app';
+import { CallFixture, Everything, startCallFixture, startEverything } from './call-fixtures';
+import { eventually, registerAndDiscover } from './helpers';
+
+interface Result {
+  serverId: string;
+  serverName: string;
+  tool: { name: string; description?: string; inputSchema: Record<string, unknown> };
+  score: number;
+}
+
+describe('tool search: mcp-search-tools, on every replica', () => {
+  let first: TestApp;
+  let second: TestApp;
+  let fixture: CallFixture;
+  let everything: Everything;
+  let a: TenantKey;
+  let b: TenantKey;
+  let fixtureId: string;
+
+  beforeAll(async () => {
+    [fixture, everything] = await Promise.all([startCallFixture(), startEverything()]);
+    first = await startTestApp({ env: { MCP_OUTBOUND_ALLOW: '127.0.0.1' } });
+    // Another API replica on the same database, without a worker: it learns of changes only through the database.
+    second = await startTestApp({ worker: false, database: first.database, env: { MCP_OUTBOUND_ALLOW: '127.0.0.1' } });
+    a = await makeTenant(first);
+    b = await makeTenant(first);
+    fixtureId = (await registerAndDiscover(first, { name: 'tenant-a-tools', transport: 'streamable-http', url: fixture.url }, a.key)).id;
+  });
+
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+    await fixture?.close();
+    await everything?.close();
+  });
+
+  const search = async (t: TestApp, key: string | null, body: Record<string, unknown>) => t.request('POST', '/api/v1/llm/mcp-search-tools', { key, body });
+  const results = async (t: TestApp, key: string, body: Record<string, unknown>): Promise<Result[]> => {
+    const res = await search(t, key, body);
+    if (res.status !== 200) throw new Error(`${res.status} ${res.text}`);
+    return res.body.results;
+  };
+
+  it("scopes results to the caller: a tenant finds its own tools and the platform's, never another tenant's", async () => {
+    const mine = await eventually('tenant A to find its echo tool', async () => {
+      const r = await results(first, a.key, { query: 'echo the message back' });
+      return r.some((x) => x.serverId === fixtureId) ? r : undefined;
+    });
+    expect(mine[0]).toMatchObject({ serverId: fixtureId, serverName: 'tenant-a-tools', tool: { name: 'echo', description: 'Echo the message back' } });
+    expect(mine[0].tool.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } } });
+    expect(mine[0].score).toBeGreaterThan(0);
+
+    for (const t of [first, second]) {
+      const theirs = await results(t, b.key, { query: 'echo the message back', limit: 50 });
+      expect(theirs.some((x) => x.serverId === fixtureId)).toBe(false);
+    }
+    // The registry's own tools are the platform's: every tenant finds them.
+    const platform = await results(first, b.key, { query: 'find tools for a task', limit: 5 });
+    expect(platform.some((x) => x.serverName === 'mcp-registry' && x.tool.name === 'search_tools')).toBe(true);
+    // The administrator sees everything.
+    expect((await results(first, first.adminKey, { query: 'echo the message back' })).some((x) => x.serverId === fixtureId)).toBe(true);
+  });
+
+  it('filters by kind and by server, and bounds the answer by limit', async () => {
+    const custom = await results(first, a.key, { query: 'tools', kinds: ['MCP_SERVER_KIND_CUSTOM'], limit: 50 });
+    expect(custom.length).toBeGreaterThan(0);
+    expect(custom.every((x) => x.serverId === fixtureId)).toBe(true);
+    const internal = await results(first, a.key, { query: 'tools', kinds: [1], limit: 50 });
+    expect(internal.every((x) => x.serverName === 'mcp-registry')).toBe(true);
+    const byServer = await results(first, a.key, { query: 'message session progress', serverIds: [fixtureId], limit: 2 });
+    expect(byServer).toHaveLength(2);
+    expect(byServer.every((x) => x.serverId === fixtureId)).toBe(true);
+  });
+
+  it('makes a tool discovered a moment ago searchable within seconds on another replica, and forgets it there when its server goes', async () => {
+    const created = await first.request('POST', '/api/v1/servers', {
+      key: a.key,
+      body: { name: 'everything', transport: 'streamable-http', url: everything.url },
+    });
+    expect(created.status).toBe(201);
+    const id: string = created.body.id;
+    await eventually('server-everything discovered', async () => {
+      const s = await first.request('GET', `/api/v1/servers/${id}`, { key: a.key });
+      return s.body.status === 'MCP_SERVER_CONNECTION_STATUS_CONNECTED';
+    });
+    const discoveredAt = Date.now();
+    const found = await eventually(
+      'the new tool on the second replica',
+      async () => {
+        const r = await results(second, a.key, { query: 'add two numbers', serverIds: [id] });
+        return r.length > 0 ? r : undefined;
+      },
+      5000,
+    );
+    expect(Date.now() - discoveredAt).toBeLessThan(5000);
+    expect(found[0].tool.name).toBe('get-sum');
+    // The replica can call it at once too.
+    const called = await second.request('POST', '/api/v1/llm/mcp-call-tool', {
+      key: a.key,
+      body: { serverId: id, toolName: 'get-sum', arguments: { a: 2, b: 3 } },
+    });
+    expect(called.status).toBe(200);
+    expect(JSON.stringify(called.body.content)).toContain('5');
+
+    expect((await first.request('DELETE', `/api/v1/servers/${id}`, { key: a.key })).status).toBe(204);
+    await eventually(
+      'the deleted server to leave the second replica',
+      async () => (await results(second, a.key, { query: 'add two numbers', serverIds: [id] })).length === 0,
+      5000,
+    );
+  });
+
+  it('drops the tools of a disabled server and brings them back once it is connected again', async () => {
+    const off = await first.request('PATCH', `/api/v1/servers/${fixtureId}`, { key: a.key, body: { enabled: false } });
+    expect(off.status).toBe(200);
+    await eventually(
+      'the disabled server to leave search',
+      async () => !(await results(second, a.key, { query: 'echo the message back', limit: 50 })).some((x) => x.serverId === fixtureId),
+      5000,
+    );
+    const on = await first.request('PATCH', `/api/v1/servers/${fixtureId}`, { key: a.key, body: { enabled: true } });
+    expect(on.status).toBe(200);
+    await eventually(
+      'the enabled server back in search',
+      async () => (await results(second, a.key, { query: 'echo the message back', limit: 50 })).some((x) => x.serverId === fixtureId),
+      15_000,
+    );
+  });
+
+  it('refuses bad input with 400 naming the field, and a missing key with 401', async () => {
+    for (const [body, field] of [
+      [{}, 'query'],
+      [{ query: '' }, 'query'],
+      [{ query: 'x', limit: 0 }, 'limit'],
+      [{ query: 'x', limit: 51 }, 'limit'],
+      [{ query: 'x', kinds: ['MCP_SERVER_KIND_NOPE'] }, 'kinds'],
+      [{ query: 'x', serverIds: ['nope'] }, 'serverIds'],
+      [{ query: 'x', surprise: true }, 'surprise'],
+    ] as const) {
+      const res = await search(first, a.key, body);
+      expectProblem(res, 400);
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    }
+    expectProblem(await search(first, null, { query: 'x' }), 401);
+  });
+});
