@@ -21,6 +21,7 @@ interface ComposeService {
   container_name?: string;
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test?: string[]; disable?: boolean };
+  volumes?: string[];
 }
 
 const compose = yaml.load(read('docker-compose.yml'), { schema: yaml.YAML11_SCHEMA }) as { services: Record<string, ComposeService> };
@@ -64,14 +65,21 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('gives both roles a production configuration that the registry accepts, with the secrets from the environment', () => {
-    const secrets = { ADMIN_API_KEY: 'a'.repeat(32), CREDENTIALS_KEY: randomBytes(32).toString('base64') };
+  it('starts with no environment at all: both roles share secrets generated once in one volume', () => {
     for (const name of ['api', 'worker']) {
       const raw = services[name].environment!;
-      expect(raw.NODE_ENV).toBe('production');
-      expect(raw.ADMIN_API_KEY).toMatch(/^\$\{ADMIN_API_KEY:\?.+\}$/);
-      expect(raw.CREDENTIALS_KEY).toMatch(/^\$\{CREDENTIALS_KEY:\?.+\}$/);
-      expect(() => interpolate(raw.ADMIN_API_KEY, {})).toThrow(/ADMIN_API_KEY/);
+      const env = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, interpolate(String(v), {})]));
+      expect(env.NODE_ENV).toBe('development');
+      expect(env.DATA_DIR).toBe('/data');
+      expect(env.ADMIN_API_KEY).toBe('');
+      expect(services[name].volumes).toContain('registry-data:/data');
+    }
+  });
+
+  it('gives both roles a production configuration that the registry accepts, with the secrets from the environment', () => {
+    const secrets = { NODE_ENV: 'production', ADMIN_API_KEY: 'a'.repeat(32), CREDENTIALS_KEY: randomBytes(32).toString('base64') };
+    for (const name of ['api', 'worker']) {
+      const raw = services[name].environment!;
       const env = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, interpolate(String(v), secrets)]));
       const config = loadConfig(env, { workerDefault: name === 'worker' });
       expect(config).toMatchObject({
@@ -81,6 +89,9 @@ describe('docker-compose.yml', () => {
         adminApiKey: secrets.ADMIN_API_KEY,
       });
       if (name === 'api') expect(config).toMatchObject({ workerEnabled: false, host: '0.0.0.0', port: 3000 });
+      // Production without the secrets refuses to start.
+      const bare = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, interpolate(String(v), { NODE_ENV: 'production' })]));
+      expect(() => loadConfig(bare)).toThrow(/ADMIN_API_KEY/);
     }
   });
 });
