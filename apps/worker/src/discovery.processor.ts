@@ -10,8 +10,8 @@ import { DelayedError, UnrecoverableError } from 'bullmq';
  * of this; a worker that was killed lets it expire, and the stalled-job check
  * (every STALLED_INTERVAL_MS, on any worker) hands the job to another.
  */
-export const LOCK_DURATION_MS = 15_000;
-export const STALLED_INTERVAL_MS = 10_000;
+export const LOCK_DURATION_MS = 10_000;
+export const STALLED_INTERVAL_MS = 5_000;
 
 /** Takes discovery jobs off the queue; each job is one delegating call. */
 @Injectable()
@@ -88,8 +88,14 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
         return;
       case 'skipped':
       case 'lost':
+      case 'cancelled':
         this.runtime.logger.info({ ...log, durationMs, outcome: outcome.kind }, 'discovery not run to the end');
         return;
+      case 'superseded':
+        // Asked for again while it ran (its registration changed): the same job runs once more, now.
+        this.runtime.logger.info({ ...log, durationMs, outcome: outcome.kind }, 'discovery superseded; running it again');
+        await job.moveToDelayed(Date.now() + 100, token);
+        throw new DelayedError();
       case 'busy':
         // Another worker holds this server; come back when its lease runs out.
         await job.moveToDelayed(outcome.until.getTime() + 250, token);

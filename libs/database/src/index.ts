@@ -19,6 +19,7 @@ export {
   DiscoveredIdentity,
   DiscoverySuccess,
   DiscoveryFailure,
+  RecordResult,
   SweepCandidate,
 } from './repositories/discovery-state.repository';
 export {

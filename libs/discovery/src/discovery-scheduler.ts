@@ -3,7 +3,7 @@ import { DiscoveryRunRepository, DiscoveryStateRepository } from '@app/database'
 import { RUNTIME, Runtime } from '@app/platform';
 import { DiscoveryProducer } from '@app/queue';
 import { Inject, Injectable } from '@nestjs/common';
-import { nextDiscoveryAt } from './discovery.service';
+import { nextDiscoveryAt, ORPHANED_RUN } from './discovery.service';
 import { ToolChangeWatcher } from './tool-change-watcher';
 
 /** How often the sweep runs: a tenth of the re-discovery interval, between 5 s and 60 s. */
@@ -57,7 +57,7 @@ export class DiscoveryScheduler {
     const attempts = this.config.discovery.attempts;
     for (const c of await this.state.listExpiredLeases(BATCH)) {
       if (!c.leaseOwner || !(await this.state.reclaimExpiredLease(c.id, c.leaseOwner))) continue;
-      await this.runs.failRunning(c.id, 'the worker running this discovery stopped before it finished');
+      await this.runs.failRunning(c.id, ORPHANED_RUN);
       const spent = await this.runs.countSince(c.id, c.discoveryRequestedAt ?? new Date(0));
       if (spent >= attempts) {
         const next = nextDiscoveryAt({ discoveryIntervalSeconds: null }, this.config.discovery.intervalSeconds);

@@ -36,7 +36,14 @@ export type AttemptOutcome =
   | { kind: 'busy'; until: Date }
   | { kind: 'skipped'; reason: 'gone' | 'disabled' }
   /** The lease ran out before the result could be written (the sweeper handed the server on). */
-  | { kind: 'lost'; durationMs: number };
+  | { kind: 'lost'; durationMs: number }
+  /** A newer discovery was asked for while this one ran (the URL changed, say): run it again now. */
+  | { kind: 'superseded'; durationMs: number }
+  /** The server was disabled while this discovery ran: it stays DISCONNECTED. */
+  | { kind: 'cancelled'; durationMs: number };
+
+/** What a run left open by a worker that stopped (killed, crashed) says when it is closed. */
+export const ORPHANED_RUN = 'the worker running this discovery stopped before it finished';
 
 /** Extra time a lease lasts beyond the attempt's deadline: closing the connection and writing the result. */
 export const LEASE_MARGIN_MS = 10_000;
@@ -100,11 +107,13 @@ export class DiscoveryService {
       return { kind: 'skipped', reason: 'disabled' };
     }
     if (claim.status === 'busy') return { kind: 'busy', until: claim.leaseUntil };
-    return this.run(claim.subject, attempt);
+    return this.run(claim.subject, claim.claimedAt, attempt);
   }
 
-  private async run(subject: DiscoverySubject, attempt: DiscoveryAttempt): Promise<AttemptOutcome> {
+  private async run(subject: DiscoverySubject, claimedAt: Date, attempt: DiscoveryAttempt): Promise<AttemptOutcome> {
     const { server } = subject;
+    // Holding the lease, any run of this server still open belongs to a worker that stopped mid-way.
+    await this.runs.failRunning(server.id, ORPHANED_RUN);
     const runId = await this.runs.start(server.id, attempt.trigger, attempt.attempt);
     const started = Date.now();
     const timeoutMs = this.config.discovery.timeoutMs;
@@ -136,7 +145,7 @@ export class DiscoveryService {
       clearTimeout(timer);
       const durationMs = Date.now() - started;
       const info = session.serverInfo;
-      const changes = await this.state.succeed(server.id, this.owner, {
+      const recorded = await this.state.succeed(server.id, this.owner, claimedAt, {
         runId,
         identity: {
           serverName: info.name ?? null,
@@ -154,11 +163,11 @@ export class DiscoveryService {
         stderr: readStderr?.() || null,
         nextDiscoveryAt: nextDiscoveryAt(server, this.config.discovery.intervalSeconds),
       });
+      if (recorded.status !== 'recorded') return this.unrecorded(recorded.status, server.id, durationMs);
       this.observe('succeeded', durationMs);
-      if (changes === null) return { kind: 'lost', durationMs };
       const listChanged = (caps.tools as { listChanged?: unknown } | undefined)?.listChanged === true;
       if (listChanged) this.watcher.watch(server, subject.credentials);
-      return { kind: 'succeeded', toolCount: listing.tools.length, changes, durationMs };
+      return { kind: 'succeeded', toolCount: listing.tools.length, changes: recorded.changes, durationMs };
     } catch (err) {
       clearTimeout(timer);
       const durationMs = Date.now() - started;
@@ -171,7 +180,7 @@ export class DiscoveryService {
         reason += `; the last line on its stderr: ${tail}`;
       }
       if (!final) reason = `attempt ${attempt.attempt} of ${attempt.maxAttempts} failed: ${reason}; trying again`;
-      await this.state.fail(server.id, this.owner, {
+      const recorded = await this.state.fail(server.id, this.owner, claimedAt, {
         runId,
         reason,
         durationMs,
@@ -179,6 +188,7 @@ export class DiscoveryService {
         final,
         nextDiscoveryAt: final ? nextDiscoveryAt(server, this.config.discovery.intervalSeconds) : null,
       });
+      if (recorded.status !== 'recorded') return this.unrecorded(recorded.status, server.id, durationMs);
       this.observe(final ? 'failed' : 'retrying', durationMs);
       if (final) this.watcher.unwatch(server.id);
       return { kind: 'failed', failure, reason, final, durationMs };
@@ -186,6 +196,14 @@ export class DiscoveryService {
       // A server that ignores the close is killed by the transport; the attempt does not wait for it long.
       if (session) await Promise.race([session.close().catch(() => undefined), sleep(3000)]);
     }
+  }
+
+  private unrecorded(status: 'lost' | 'superseded' | 'disabled', serverId: string, durationMs: number): AttemptOutcome {
+    if (status === 'disabled') {
+      this.watcher.unwatch(serverId);
+      return { kind: 'cancelled', durationMs };
+    }
+    return { kind: status, durationMs };
   }
 
   /** The failure to report: the deadline first, then what the transport saw, then the error itself. */

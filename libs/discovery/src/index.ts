@@ -1,5 +1,5 @@
 export { DiscoveryModule } from './discovery.module';
-export { DiscoveryService, DiscoveryAttempt, AttemptOutcome, LEASE_MARGIN_MS, nextDiscoveryAt } from './discovery.service';
+export { DiscoveryService, DiscoveryAttempt, AttemptOutcome, LEASE_MARGIN_MS, ORPHANED_RUN, nextDiscoveryAt } from './discovery.service';
 export { DiscoveryScheduler, SweepReport, sweepIntervalMs } from './discovery-scheduler';
 export { ToolChangeWatcher, WatchLimits, DEFAULT_WATCH_LIMITS, WATCH_LIMITS } from './tool-change-watcher';
 export { DISCOVERY_LIMITS } from './discovery.tokens';

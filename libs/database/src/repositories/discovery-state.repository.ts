@@ -15,7 +15,8 @@ export interface DiscoverySubject {
 }
 
 export type ClaimResult =
-  | { status: 'claimed'; subject: DiscoverySubject }
+  /** `claimedAt` is the database's time of the claim: a request made after it supersedes this discovery. */
+  | { status: 'claimed'; subject: DiscoverySubject; claimedAt: Date }
   /** Another worker holds the lease until `leaseUntil`. */
   | { status: 'busy'; leaseUntil: Date }
   | { status: 'disabled' }
@@ -54,6 +55,18 @@ export interface DiscoveryFailure {
   nextDiscoveryAt: Date | null;
 }
 
+/**
+ * How recording a result went: written; `lost` (another worker holds the lease now: nothing written);
+ * `superseded` (a newer discovery was asked for meanwhile, e.g. the URL changed: the result is not
+ * written, the server stays DISCOVERING for the newer one); `disabled` (the server was disabled meanwhile:
+ * it stays DISCONNECTED).
+ */
+export type RecordResult =
+  | { status: 'recorded'; changes: ToolChanges }
+  | { status: 'lost' }
+  | { status: 'superseded' }
+  | { status: 'disabled' };
+
 export interface SweepCandidate {
   id: string;
   discoveryRequestedAt: Date | null;
@@ -91,7 +104,7 @@ export class DiscoveryStateRepository {
    */
   async claim(id: string, owner: string, leaseMs: number): Promise<ClaimResult> {
     if (!isUuid(id)) return { status: 'gone' };
-    const taken = await this.prisma.$queryRaw<{ id: string }[]>`
+    const taken = await this.prisma.$queryRaw<{ id: string; claimedAt: Date }[]>`
       UPDATE servers
          SET discovery_lease_owner = ${owner},
              discovery_lease_until = now() + make_interval(secs => ${leaseMs / 1000}),
@@ -101,10 +114,10 @@ export class DiscoveryStateRepository {
        WHERE id = ${id}::uuid
          AND enabled
          AND (discovery_lease_until IS NULL OR discovery_lease_until < now() OR discovery_lease_owner = ${owner})
-      RETURNING id`;
+      RETURNING id, now() AS "claimedAt"`;
     if (taken.length === 1) {
       const subject = await this.subject(id);
-      return subject ? { status: 'claimed', subject } : { status: 'gone' };
+      return subject ? { status: 'claimed', subject, claimedAt: taken[0].claimedAt } : { status: 'gone' };
     }
     const row = await this.prisma.server.findUnique({ where: { id }, select: { enabled: true, discoveryLeaseUntil: true } });
     if (!row) return { status: 'gone' };
@@ -113,17 +126,42 @@ export class DiscoveryStateRepository {
   }
 
   /**
+   * Locks the server row for recording an outcome and says whether this worker may: it must still hold
+   * the lease, the server must still be enabled, and no newer discovery may have been asked for since
+   * `claimedAt`. In the last two cases the run is closed and the lease given back, and nothing else moves.
+   */
+  private async lockForRecord(
+    tx: Prisma.TransactionClient,
+    id: string,
+    owner: string,
+    claimedAt: Date,
+    runId: string,
+    run: { durationMs: number; error?: string | null; stderr: string | null },
+  ): Promise<RecordResult | undefined> {
+    const rows = await tx.$queryRaw<{ enabled: boolean; newer: boolean }[]>`
+      SELECT enabled, COALESCE(discovery_requested_at > ${claimedAt}, false) AS newer
+        FROM servers WHERE id = ${id}::uuid AND discovery_lease_owner = ${owner} FOR UPDATE`;
+    if (rows.length === 0) return { status: 'lost' };
+    const [{ enabled, newer }] = rows;
+    if (enabled && !newer) return undefined;
+    const why = !enabled ? 'the server was disabled during this discovery' : 'a newer discovery was asked for during this one';
+    await this.runs.finish(runId, { outcome: 'CANCELLED', durationMs: run.durationMs, error: run.error ? `${why}; it had failed: ${run.error}` : why, stderr: run.stderr }, tx);
+    await tx.server.update({ where: { id }, data: { discoveryLeaseOwner: null, discoveryLeaseUntil: null } });
+    return { status: !enabled ? 'disabled' : 'superseded' };
+  }
+
+  /**
    * Records a successful discovery in one transaction: the tool list replaced,
    * the server CONNECTED with what it said about itself, the run closed with
-   * what changed. Returns null (and writes nothing) when the lease was lost,
-   * so a discovery that outlived its lease cannot overwrite a newer one.
+   * what changed. Nothing is written when the lease was lost (a discovery that
+   * outlived its lease cannot overwrite a newer one), when the server was
+   * disabled, or when a newer discovery was asked for meanwhile.
    */
-  async succeed(id: string, owner: string, result: DiscoverySuccess): Promise<ToolChanges | null> {
+  async succeed(id: string, owner: string, claimedAt: Date, result: DiscoverySuccess): Promise<RecordResult> {
     return this.prisma.$transaction(
       async (tx) => {
-        const held = await tx.$queryRaw<{ id: string }[]>`
-          SELECT id FROM servers WHERE id = ${id}::uuid AND discovery_lease_owner = ${owner} FOR UPDATE`;
-        if (held.length === 0) return null;
+        const refused = await this.lockForRecord(tx, id, owner, claimedAt, result.runId, result);
+        if (refused) return refused;
         const changes = await this.tools.replaceAll(tx, id, result.tools);
         const i = result.identity;
         await tx.server.update({
@@ -159,22 +197,24 @@ export class DiscoveryStateRepository {
           },
           tx,
         );
-        return changes;
+        return { status: 'recorded', changes };
       },
       { timeout: 60_000, maxWait: 10_000 },
     );
   }
 
   /** Records a failed attempt: ERROR on the last one, else DISCOVERING with the reason until the retry. */
-  async fail(id: string, owner: string, failure: DiscoveryFailure): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
+  async fail(id: string, owner: string, claimedAt: Date, failure: DiscoveryFailure): Promise<RecordResult> {
+    return this.prisma.$transaction(async (tx) => {
+      const refused = await this.lockForRecord(tx, id, owner, claimedAt, failure.runId, { ...failure, error: failure.reason });
+      if (refused) return refused;
       await this.runs.finish(
         failure.runId,
         { outcome: 'FAILED', durationMs: failure.durationMs, error: failure.reason, dropped: failure.dropped, stderr: failure.stderr },
         tx,
       );
-      await tx.server.updateMany({
-        where: { id, discoveryLeaseOwner: owner },
+      await tx.server.update({
+        where: { id },
         data: failure.final
           ? {
               status: 'ERROR',
@@ -186,6 +226,7 @@ export class DiscoveryStateRepository {
             }
           : { status: 'DISCOVERING', statusReason: failure.reason, discoveryLeaseOwner: null, discoveryLeaseUntil: null },
       });
+      return { status: 'recorded', changes: { added: [], removed: [], changed: [] } };
     });
   }
 
@@ -196,16 +237,13 @@ export class DiscoveryStateRepository {
 
   /**
    * A discovery was asked for: the server shows DISCOVERING from now on (an
-   * enabled server only). The time of the first ask is kept, so the bound on
-   * how long a server may stay DISCOVERING counts from it.
+   * enabled server only). A discovery running now started before this ask, so
+   * it will not be recorded as the answer to it (see succeed()).
    */
   async markRequested(id: string): Promise<boolean> {
     if (!isUuid(id)) return false;
     const n = await this.prisma.$executeRaw`
-      UPDATE servers
-         SET status = 'DISCOVERING',
-             discovery_requested_at = CASE WHEN status = 'DISCOVERING' THEN COALESCE(discovery_requested_at, now()) ELSE now() END,
-             updated_at = now()
+      UPDATE servers SET status = 'DISCOVERING', discovery_requested_at = now(), updated_at = now()
        WHERE id = ${id}::uuid AND enabled`;
     return n > 0;
   }

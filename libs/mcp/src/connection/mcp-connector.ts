@@ -63,6 +63,10 @@ function modernRetryVersion(err: unknown): string | undefined {
   return undefined;
 }
 
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
+}
+
 function abortFailure(signal: AbortSignal, phase: string): McpFailure {
   const reason = signal.reason as unknown;
   if (reason instanceof McpFailure) return reason;
@@ -153,23 +157,27 @@ export class McpConnector {
 
   private async connectLegacyHttp(kind: 'streamable-http' | 'sse', target: HttpTarget, options: ConnectOptions): Promise<McpSession> {
     const fetch = this.fetchFor(target, options);
-    const inner: Transport =
-      kind === 'streamable-http'
-        ? new StreamableHTTPClientTransport(target.url, {
-            fetch,
-            requestInit: { headers: target.headers },
-            // A discovery reads one answer per request; a broken stream is retried by the job, not here.
-            reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
-          })
-        : new SSEClientTransport(target.url, { fetch, requestInit: { headers: target.headers } });
-    return this.connectLegacy(kind, inner, options, {});
+    if (kind === 'sse') {
+      return this.connectLegacy(kind, new SSEClientTransport(target.url, { fetch, requestInit: { headers: target.headers } }), options, {});
+    }
+    const inner = new StreamableHTTPClientTransport(target.url, {
+      fetch,
+      requestInit: { headers: target.headers },
+      // A discovery reads one answer per request; a broken stream is retried by the job, not here.
+      reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+    });
+    // A session the registry is done with is ended on the server too (DELETE), as the transport asks clients to.
+    const terminate = async () => {
+      if (inner.sessionId) await Promise.race([inner.terminateSession().catch(() => undefined), sleep(1000)]);
+    };
+    return this.connectLegacy(kind, inner, options, { beforeClose: terminate });
   }
 
   private async connectLegacy(
     kind: SessionTransport,
     inner: Transport,
     options: ConnectOptions,
-    extra: { child?: ChildProcessTransport; dispose?: () => Promise<void> },
+    extra: { child?: ChildProcessTransport; dispose?: () => Promise<void>; beforeClose?: () => Promise<void> },
   ): Promise<LegacySession> {
     const tap = new TapTransport(inner);
     const client = new LegacyClient(CLIENT_INFO, { capabilities: {} });
@@ -195,6 +203,7 @@ export class McpConnector {
       transportFailure: () => extra.child?.failure,
       stderr: () => extra.child?.stderrText(),
       dispose: extra.dispose,
+      beforeClose: extra.beforeClose,
     });
   }
 

@@ -63,6 +63,8 @@ export interface SessionParts {
   stderr: () => string | undefined;
   /** Extra teardown (an in-process server, a killed child). */
   dispose?: () => Promise<void>;
+  /** Said to the server before the transport closes (ending an HTTP session). */
+  beforeClose?: () => Promise<void>;
 }
 
 abstract class BaseSession {
@@ -144,6 +146,7 @@ export class LegacySession extends BaseSession implements McpSession {
   }
 
   async close(): Promise<void> {
+    await this.parts.beforeClose?.().catch(() => undefined);
     await this.client.close().catch(() => undefined);
     await this.parts.dispose?.().catch(() => undefined);
     this.fireClosed();

@@ -1,0 +1,162 @@
+import { DiscoveryStateRepository } from '@app/database';
+import { Fixture, slowToolsList } from '../fixtures/hostile-servers';
+import { MutableServer, startMutableServer } from '../fixtures/reference-servers';
+import { RawServer, sampleTool, startRawServer } from '../fixtures/raw-mcp-server';
+import { startTestApp, TestApp } from '../support/app';
+import { makeTenant, registerServer, runsOf, serverRow, settled, waitFor } from '../support/servers';
+
+/**
+ * What changes over a server's life: its tools (seen by re-discovery, on request,
+ * on a list_changed notification and on schedule), its registration, whether it
+ * is enabled; and the guarantees that one server is discovered once at a time.
+ */
+describe('discovery over time', () => {
+  let t: TestApp;
+  let tenant: { tenantId: string; key: string };
+  const fixtures: Fixture[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      env: { MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_TIMEOUT_MS: '5000', DISCOVERY_ATTEMPTS: '2', DISCOVERY_INTERVAL_SECONDS: '3600' },
+    });
+    tenant = await makeTenant(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await Promise.all(fixtures.map((f) => f.close()));
+  });
+
+  async function mutable(): Promise<MutableServer> {
+    const server = await startMutableServer('Gives the weather forecast');
+    fixtures.push(server);
+    return server;
+  }
+
+  async function discoverNow(id: string): Promise<void> {
+    const res = await t.request('POST', `/api/v1/servers/${id}/discover`, { key: tenant.key });
+    expect(res.status).toBe(202);
+  }
+
+  it('shows in GET /servers/{id}/discoveries what changed between two discoveries of a server whose tool descriptions changed', async () => {
+    const fixture = await mutable();
+    const { id } = await registerServer(t, { name: 'weather', transport: 'streamable-http', url: fixture.url }, tenant.key);
+    await settled(t, id);
+    fixture.setDescription('Gives the weather forecast for the next 14 days');
+    await discoverNow(id);
+    await waitFor('the second discovery', async () => (await runsOf(t, id)).filter((r) => r.outcome === 'SUCCEEDED').length === 2);
+    await settled(t, id);
+
+    const res = await t.request('GET', `/api/v1/servers/${id}/discoveries`, { key: tenant.key });
+    expect(res.status).toBe(200);
+    const [second, first] = res.body.runs;
+    expect(second).toMatchObject({ trigger: 'manual', outcome: 'SUCCEEDED', toolCount: 2, added: [], removed: [], changed: ['forecast'] });
+    expect(first).toMatchObject({ trigger: 'registered', outcome: 'SUCCEEDED', toolCount: 2, added: ['forecast', 'stable'], removed: [], changed: [] });
+    const tools = await t.request('GET', `/api/v1/servers/${id}/tools`, { key: tenant.key });
+    expect(tools.body.tools.find((x: { name: string }) => x.name === 'forecast').description).toBe('Gives the weather forecast for the next 14 days');
+  });
+
+  it('re-discovers a server that announces tools/list_changed, once for a burst of notifications', async () => {
+    const fixture = await mutable();
+    const { id } = await registerServer(t, { name: 'weather-watched', transport: 'streamable-http', url: fixture.url }, tenant.key);
+    await settled(t, id);
+    // The discovery's own session is closed; the watcher keeps one open.
+    await waitFor('the watch session', async () => fixture.sessions() === 1);
+    await new Promise((r) => setTimeout(r, 1200)); // past the watcher's settle window (1 s) for a fresh session
+    fixture.setDescription('Forecast, take 2');
+    fixture.setDescription('Forecast, take 3');
+    fixture.setDescription('Forecast, take 4');
+    const run = await waitFor('a list-changed discovery', async () => (await runsOf(t, id)).find((r) => r.trigger === 'list-changed' && r.outcome === 'SUCCEEDED'));
+    expect(run).toMatchObject({ changed: ['forecast'], added: [], removed: [] });
+    await settled(t, id);
+    // Debounced: three notifications, one re-discovery.
+    expect((await runsOf(t, id)).filter((r) => r.trigger === 'list-changed')).toHaveLength(1);
+    const tool = await t.runtime.prisma.tool.findFirst({ where: { serverId: id, name: 'forecast' } });
+    expect(tool?.description).toBe('Forecast, take 4');
+  });
+
+  it('coalesces discoveries asked for while one is queued or running into that one', async () => {
+    const fixture = await slowToolsList(1500, 'coalesced');
+    fixtures.push(fixture);
+    const { id } = await registerServer(t, { name: 'coalesced', transport: 'streamable-http', url: fixture.url }, tenant.key);
+    await waitFor('the first discovery to run', async () => (await serverRow(t, id))?.discoveryLeaseOwner);
+    const producer = t.app.get((await import('@app/queue')).DiscoveryProducer);
+    await Promise.all(Array.from({ length: 5 }, () => producer.request(id, 'manual')));
+    await settled(t, id);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await runsOf(t, id)).map((r) => r.outcome)).toEqual(['SUCCEEDED']);
+  });
+
+  it('lets one worker hold a server at a time: a second claim is refused until the lease is given back', async () => {
+    const fixture = await slowToolsList(10, 'leased');
+    fixtures.push(fixture);
+    const { id } = await registerServer(t, { name: 'leased', transport: 'streamable-http', url: fixture.url }, tenant.key);
+    await settled(t, id);
+    const state = t.app.get(DiscoveryStateRepository);
+    const claims = await Promise.all(['worker-a', 'worker-b', 'worker-c'].map((w) => state.claim(id, w, 3000)));
+    expect(claims.map((c) => c.status).sort()).toEqual(['busy', 'busy', 'claimed']);
+    // A discovery asked for meanwhile waits for the lease (held by a "worker" that never finishes) to expire.
+    await discoverNow(id);
+    const row = await settled(t, id, 20_000);
+    expect(row.status).toBe('CONNECTED');
+    const [, second] = await runsOf(t, id);
+    const holder = claims.find((c) => c.status === 'claimed');
+    expect(holder).toBeDefined();
+    expect(second.startedAt.getTime()).toBeGreaterThan(Date.now() - 20_000);
+  });
+
+  it('runs again at once a discovery whose server was changed while it ran, and records the first as cancelled', async () => {
+    const slow = await slowToolsList(1500, 'before-change');
+    const fast = await startRawServer({ name: 'after-change', onToolsList: () => ({ result: { tools: [sampleTool('after_tool')] } }) });
+    fixtures.push(slow, fast);
+    const { id } = await registerServer(t, { name: 'moving', transport: 'streamable-http', url: slow.url }, tenant.key);
+    await waitFor('the first discovery to run', async () => (await serverRow(t, id))?.discoveryLeaseOwner);
+    const patch = await t.request('PATCH', `/api/v1/servers/${id}`, { key: tenant.key, body: { url: fast.url } });
+    expect(patch.status).toBe(200);
+    const row = await settled(t, id);
+    expect(row).toMatchObject({ status: 'CONNECTED', serverName: 'after-change', toolCount: 1 });
+    const runs = await runsOf(t, id);
+    expect(runs[0]).toMatchObject({ outcome: 'CANCELLED', error: 'a newer discovery was asked for during this one' });
+    expect(runs[runs.length - 1]).toMatchObject({ outcome: 'SUCCEEDED', added: ['after_tool'] });
+  });
+
+  it('leaves a disabled server DISCONNECTED, and discovers it again when enabled', async () => {
+    const fixture = await slowToolsList(10, 'toggled');
+    fixtures.push(fixture);
+    const { id } = await registerServer(t, { name: 'toggled', transport: 'streamable-http', url: fixture.url }, tenant.key);
+    await settled(t, id);
+    expect((await t.request('PATCH', `/api/v1/servers/${id}`, { key: tenant.key, body: { enabled: false } })).status).toBe(200);
+    expect((await serverRow(t, id))?.status).toBe('DISCONNECTED');
+    // A job for a disabled server (queued before it was disabled) does not bring it back.
+    await t.app.get((await import('@app/queue')).DiscoveryProducer).request(id, 'scheduled');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await serverRow(t, id)).toMatchObject({ status: 'DISCONNECTED', nextDiscoveryAt: null });
+    expect((await t.request('PATCH', `/api/v1/servers/${id}`, { key: tenant.key, body: { enabled: true } })).status).toBe(200);
+    expect((await settled(t, id)).status).toBe('CONNECTED');
+  });
+
+  it('does not keep ERROR: a server that was failing is CONNECTED at its next discovery once it works', async () => {
+    let broken = true;
+    const fixture: RawServer = await startRawServer({
+      name: 'flaky',
+      onHttp: (_req, res) => {
+        if (!broken) return false;
+        res.writeHead(403).end();
+        return true;
+      },
+      onToolsList: () => ({ result: { tools: [sampleTool('recovered')] } }),
+    });
+    fixtures.push(fixture);
+    const { id } = await registerServer(t, { name: 'flaky', transport: 'streamable-http', url: fixture.url }, tenant.key);
+    expect(await settled(t, id)).toMatchObject({ status: 'ERROR', statusReason: expect.stringContaining('403 Forbidden') });
+    broken = false;
+    // Due now: the sweep that runs on schedule picks it up.
+    await t.runtime.prisma.server.update({ where: { id }, data: { nextDiscoveryAt: new Date(Date.now() - 1000) } });
+    await t.app.get((await import('@app/discovery')).DiscoveryScheduler).sweep();
+    await waitFor('the scheduled re-discovery', async () => (await serverRow(t, id))?.status === 'CONNECTED');
+    const runs = await runsOf(t, id);
+    expect(runs.map((r) => [r.trigger, r.outcome])).toEqual([
+      ['registered', 'FAILED'],
+      ['scheduled', 'SUCCEEDED'],
+    ]);
+  });
+});
