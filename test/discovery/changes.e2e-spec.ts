@@ -3,20 +3,25 @@ import { Fixture, slowToolsList } from '../fixtures/hostile-servers';
 import { MutableServer, startMutableServer } from '../fixtures/reference-servers';
 import { RawServer, sampleTool, startRawServer } from '../fixtures/raw-mcp-server';
 import { startTestApp, TestApp } from '../support/app';
+import { redisUrl } from '../support/database';
 import { makeTenant, registerServer, runsOf, serverRow, settled, waitFor } from '../support/servers';
+
+// The queue on Redis (production) and in PostgreSQL (the embedded default): the same behaviour on both.
+const backends: ('redis' | 'postgres')[] = redisUrl() ? ['redis', 'postgres'] : ['postgres'];
 
 /**
  * What changes over a server's life: its tools (seen by re-discovery, on request,
  * on a list_changed notification and on schedule), its registration, whether it
  * is enabled; and the guarantees that one server is discovered once at a time.
  */
-describe('discovery over time', () => {
+describe.each(backends)('discovery over time (queue on %s)', (backend) => {
   let t: TestApp;
   let tenant: { tenantId: string; key: string };
   const fixtures: Fixture[] = [];
 
   beforeAll(async () => {
     t = await startTestApp({
+      redis: backend === 'redis',
       env: { MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_TIMEOUT_MS: '5000', DISCOVERY_ATTEMPTS: '2', DISCOVERY_INTERVAL_SECONDS: '3600' },
     });
     tenant = await makeTenant(t);
@@ -39,6 +44,7 @@ describe('discovery over time', () => {
 
   it('shows in GET /servers/{id}/discoveries what changed between two discoveries of a server whose tool descriptions changed', async () => {
     const fixture = await mutable();
+    expect(t.runtime.queue.kind).toBe(backend);
     const { id } = await registerServer(t, { name: 'weather', transport: 'streamable-http', url: fixture.url }, tenant.key);
     await settled(t, id);
     fixture.setDescription('Gives the weather forecast for the next 14 days');
