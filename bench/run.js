@@ -119,6 +119,8 @@ async function main(argv) {
       try {
         await seeded.init();
         if (opts.only.has('search')) {
+          await seeded.seedEvalSet();
+          searchFig.httpRecall = await search.httpRecall(ctx, seeded);
           await seeded.grow(1_000);
           searchFig.http.push(await search.httpLatency(ctx, seeded));
         }

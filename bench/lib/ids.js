@@ -10,7 +10,9 @@ function uuidOf(text) {
 
 const tenantIdOf = (k) => uuidOf(`bench-tenant-${k}`);
 const serverIdOf = (s) => uuidOf(`bench-server-${s}`);
+/** The stored id of an evaluation-set server (bench/eval/servers.json `id`). */
+const evalServerIdOf = (id) => uuidOf(`bench-eval-${id}`);
 /** Seeded server `s` belongs to the platform when s % 3 == 0, else to tenant s % tenants. */
 const ownerOf = (s, tenants) => (s % 3 === 0 ? null : s % tenants);
 
-module.exports = { uuidOf, tenantIdOf, serverIdOf, ownerOf };
+module.exports = { uuidOf, tenantIdOf, serverIdOf, ownerOf, evalServerIdOf };

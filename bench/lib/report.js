@@ -117,12 +117,22 @@ function build(figures) {
   if (http100k) target('search: p99 <= 20 ms at 100,000 tools (HTTP endpoint)', http100k.p99, '<=', 20, ' ms', s.mode);
   else if (lib100k) target('search: p99 <= 20 ms at 100,000 tools (search lib in process; the HTTP endpoint is not available)', lib100k.p99Ms, '<=', 20, ' ms', 'in process');
   else target('search: p99 <= 20 ms at 100,000 tools', null, '<=', 20, ' ms', null, 'no search figure');
+  const hr = s.httpRecall;
+  if (hr && !hr.notAvailable) {
+    row({ figure: `search recall@1 over HTTP on bench/eval (${hr.queries} queries; holdout ${hr.holdout.queries}: ${fmtShare(hr.holdout.recallAt1)})`, mode: s.mode, value: fmtShare(hr.recallAt1) });
+    const met = target('search: recall@5 >= 0.9 on bench/eval (HTTP endpoint)', hr.recallAt5, '>=', 0.9, '', s.mode);
+    row({ figure: `search recall@5 over HTTP on bench/eval (${hr.queries} queries; holdout ${hr.holdout.queries}: ${fmtShare(hr.holdout.recallAt5)})`, mode: s.mode, value: fmtShare(hr.recallAt5), target: '>= 0.9', met });
+  } else if (hr) {
+    row({ figure: 'search recall over HTTP on bench/eval', mode: s.mode, value: NA(hr.notAvailable) });
+  }
   if (lib && !lib.notAvailable) {
     const e = lib.evaluation;
-    row({ figure: `search recall@1 on bench/eval (${e.queries} queries)`, mode: 'in process', value: fmtShare(e.recallAt1) });
-    const met = target('search: recall@5 >= 0.9 on bench/eval', e.recallAt5, '>=', 0.9, '', 'in process');
-    row({ figure: `search recall@5 on bench/eval (${e.queries} queries)`, mode: 'in process', value: fmtShare(e.recallAt5), target: '>= 0.9', met });
-  } else {
+    const ho = e.holdout ? `; holdout ${e.holdout.queries}: ` : '';
+    row({ figure: `search recall@1 in process on bench/eval (${e.queries} queries${ho}${e.holdout ? fmtShare(e.holdout.recallAt1) : ''})`, mode: 'in process', value: fmtShare(e.recallAt1) });
+    const useLib = !hr || hr.notAvailable;
+    const met = useLib ? target('search: recall@5 >= 0.9 on bench/eval (search lib in process; the HTTP endpoint is not available)', e.recallAt5, '>=', 0.9, '', 'in process') : metOf(e.recallAt5, '>=', 0.9);
+    row({ figure: `search recall@5 in process on bench/eval (${e.queries} queries${ho}${e.holdout ? fmtShare(e.holdout.recallAt5) : ''})`, mode: 'in process', value: fmtShare(e.recallAt5), target: '>= 0.9', met });
+  } else if (!hr || hr.notAvailable) {
     target('search: recall@5 >= 0.9 on bench/eval', null, '>=', 0.9, '', null, lib?.notAvailable ?? 'not run');
   }
 

@@ -21,7 +21,9 @@ function main() {
     const latency = search.measureQueryLatency(index, texts, iterations);
     out.push({ tools: n, buildMs, ...latency });
   }
-  const evaluation = search.evaluate(search.buildEvalIndex(servers), queries);
+  const index = search.buildEvalIndex(servers);
+  const evaluation = search.evaluate(index, queries);
+  const holdout = search.evaluate(index, queries.filter((q) => q.split === 'holdout'));
   process.stdout.write(
     JSON.stringify({
       sizes: out,
@@ -31,6 +33,7 @@ function main() {
         recallAt1: evaluation.recallAt1,
         recallAt5: evaluation.recallAt5,
         mrr: evaluation.mrr,
+        holdout: { queries: holdout.queries, recallAt1: holdout.recallAt1, recallAt5: holdout.recallAt5, mrr: holdout.mrr },
         misses: evaluation.perQuery.filter((q) => q.rank === null || q.rank > 5).map((q) => ({ id: q.id, query: q.query, rank: q.rank })),
       },
     }) + '\n',

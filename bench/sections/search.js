@@ -8,11 +8,50 @@ const { log, ms, summarize } = require('../lib/util');
 const { runNodeJson } = require('../lib/processes');
 const { ROOT } = require('../lib/platform');
 const { probe } = require('./read-path');
+const { evalServerIdOf } = require('../lib/ids');
 
 const EVAL_DIR = path.join(ROOT, 'bench', 'eval');
 
+function evalSet() {
+  return JSON.parse(fs.readFileSync(path.join(EVAL_DIR, 'queries.json'), 'utf8')).queries;
+}
+
 function evalQueries() {
-  return JSON.parse(fs.readFileSync(path.join(EVAL_DIR, 'queries.json'), 'utf8')).queries.map((q) => q.query);
+  return evalSet().map((q) => q.query);
+}
+
+/**
+ * Recall through the endpoint: the platform holds only the evaluation set's servers; every query is asked
+ * with the admin key (which sees every server, as the library's evaluation does) and scored like the search
+ * lib's evaluate(): the rank of the first expected tool among the first ten results.
+ */
+async function httpRecall(ctx, seeded) {
+  const http = seeded.platform.http;
+  const queries = evalSet();
+  const p = await probe(http, 'POST', '/api/v1/llm/mcp-search-tools', { query: queries[0].query, limit: 10 });
+  if (!p.ok) return { notAvailable: p.why };
+  log(`search: recall of ${queries.length} evaluation queries over HTTP`);
+  const score = (subset) => {
+    const n = subset.length || 1;
+    return {
+      queries: subset.length,
+      recallAt1: subset.filter((q) => q.rank === 1).length / n,
+      recallAt5: subset.filter((q) => q.rank !== null && q.rank <= 5).length / n,
+      mrr: subset.reduce((a, q) => a + (q.rank ? 1 / q.rank : 0), 0) / n,
+    };
+  };
+  const ranked = [];
+  for (const q of queries) {
+    const body = await http.expect('POST', '/api/v1/llm/mcp-search-tools', { query: q.query, limit: 10 }, [200]);
+    const wanted = new Set(q.expected.map((e) => `${evalServerIdOf(e.serverId)}\u0000${e.toolName}`));
+    const i = body.results.findIndex((r) => wanted.has(`${r.serverId}\u0000${r.tool.name}`));
+    ranked.push({ id: q.id, split: q.split, rank: i < 0 ? null : i + 1 });
+  }
+  return {
+    ...score(ranked),
+    holdout: score(ranked.filter((q) => q.split === 'holdout')),
+    misses: ranked.filter((q) => q.rank === null || q.rank > 5).map((q) => q.id),
+  };
 }
 
 /** Sequential round trips: one warm-up round, then `rounds` rounds over every query. */
@@ -56,4 +95,4 @@ async function library(ctx, sizes) {
   }
 }
 
-module.exports = { httpLatency, library };
+module.exports = { httpLatency, httpRecall, library };

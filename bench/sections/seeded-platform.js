@@ -3,6 +3,7 @@
 // (1,000 servers / 10,000 tools, then 10,000 servers / 100,000 tools) with the api restarted after each
 // step, so that it starts on the stored registry as a deployment would.
 const path = require('node:path');
+const { Client } = require('pg');
 const { log } = require('../lib/util');
 const { runNodeJson } = require('../lib/processes');
 const { Platform, createDatabase, dropDatabase, queuePrefix, deleteRedisPrefix, ROOT } = require('../lib/platform');
@@ -43,19 +44,38 @@ class SeededPlatform {
     await this.platform.stop();
   }
 
-  /** Seeds servers [this.servers, servers) and restarts the platform on them. */
+  async seedScript(label, args) {
+    return runNodeJson(label, [path.join(__dirname, '..', 'seed', 'seed-registry.js'), JSON.stringify({ databaseUrl: this.database.url, ...args })], {
+      env: process.env,
+      cwd: ROOT,
+      logDir: this.ctx.logDir,
+    });
+  }
+
+  /** Stores only the evaluation set's 25 servers and 306 tools and starts the platform on them. */
+  async seedEvalSet() {
+    if (this.platform.api) await this.platform.stop();
+    const r = await this.seedScript('seed-eval', { evalSet: true, tenant: TENANT });
+    log(`seeded platform: the evaluation set, ${r.servers} servers and ${r.tools} tools; starting api and worker`);
+    this.evalSeeded = true;
+    await this.platform.start({ nodeOptions: this.ctx.nodeOptions });
+    this.tenantKey = (await this.platform.http.expect('POST', `/api/v1/tenants/${tenantIdOf(TENANT)}/api-keys`, { name: `bench-${Date.now()}` }, [201])).key;
+    return r;
+  }
+
+  /** Seeds servers [seededTo, servers) (10 tools each) and restarts the platform on them. */
   async grow(servers) {
     if (this.platform.api) await this.platform.stop();
+    if (this.evalSeeded) {
+      const c = new Client({ connectionString: this.database.url });
+      await c.connect();
+      await c.query(`DELETE FROM servers WHERE name LIKE 'eval-%' AND url LIKE 'http://127.0.0.1:9/eval/%'`).finally(() => c.end());
+      this.evalSeeded = false;
+    }
     log(`seeded platform: seeding ${servers} servers, ${servers * TOOLS_PER_SERVER} tools`);
-    const r = await runNodeJson(
-      `seed-${servers}`,
-      [
-        path.join(__dirname, '..', 'seed', 'seed-registry.js'),
-        JSON.stringify({ databaseUrl: this.database.url, fromServer: this.servers, toServer: servers, toolsPerServer: TOOLS_PER_SERVER, tenants: TENANTS, totalTools: 100_000 }),
-      ],
-      { env: process.env, cwd: ROOT, logDir: this.ctx.logDir },
-    );
+    const r = await this.seedScript(`seed-${servers}`, { fromServer: this.seededTo ?? 0, toServer: servers, toolsPerServer: TOOLS_PER_SERVER, tenants: TENANTS, totalTools: 100_000 });
     this.seedMs.push(r.ms);
+    this.seededTo = servers;
     this.servers = r.servers;
     this.tools = r.tools;
     log(`seeded platform: ${r.servers} servers, ${r.tools} tools stored in ${r.ms} ms; starting api and worker`);
@@ -68,8 +88,9 @@ class SeededPlatform {
   /** Up to `n` ids of seeded servers the bench tenant may see, spread over the whole registry. */
   visibleServerIds(n) {
     const out = [];
-    const step = Math.max(1, Math.floor(this.servers / (n * 1.6)));
-    for (let s = 0; s < this.servers && out.length < n; s += step) {
+    const seeded = this.seededTo ?? 0;
+    const step = Math.max(1, Math.floor(seeded / (n * 1.6)));
+    for (let s = 0; s < seeded && out.length < n; s += step) {
       const owner = ownerOf(s, TENANTS);
       if (owner === null || owner === TENANT) out.push(serverIdOf(s));
     }

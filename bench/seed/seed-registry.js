@@ -6,20 +6,76 @@
 // CUSTOM servers of `tenants` tenants. Idempotent per server index range.
 //
 // Argument: JSON {databaseUrl, fromServer, toServer, toolsPerServer, tenants, totalTools}.
+// With {databaseUrl, evalSet: true, tenant} it stores the evaluation set's servers (bench/eval) instead: the
+// platform's as BUILT_IN, the tenant kinds (CUSTOM, INTEGRATION) as CUSTOM servers of tenant `tenant`.
 // Prints JSON {servers, tools, ms}.
 'use strict';
 const crypto = require('node:crypto');
 const { Client } = require('pg');
-const { tenantIdOf, serverIdOf, ownerOf } = require('../lib/ids');
+const { tenantIdOf, serverIdOf, ownerOf, evalServerIdOf } = require('../lib/ids');
 const { requireSearch } = require('../lib/ts-require');
 
 const args = JSON.parse(process.argv[2]);
 const { databaseUrl, fromServer, toServer, toolsPerServer = 10, tenants = 200 } = args;
 const totalTools = args.totalTools ?? toServer * toolsPerServer;
 
+async function seedEvalSet(c, search) {
+  const { servers } = search.loadEvalSet();
+  const tenantId = tenantIdOf(args.tenant ?? 7);
+  await c.query(`INSERT INTO tenants (id, name) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [tenantId, `bench-tenant-${args.tenant ?? 7}`]);
+  const own = (s) => s.kind === 'CUSTOM' || s.kind === 'INTEGRATION';
+  await c.query(
+    `INSERT INTO servers (id, tenant_id, owner_scope, name, kind, transport, url, status, server_name, server_version,
+                          protocol_version, capabilities, tool_count, last_discovered_at, next_discovery_at, discovery_interval_seconds)
+     SELECT t.id, t.tid, coalesce(t.tid::text, 'platform'), t.name, t.kind::"ServerKind", 'STREAMABLE_HTTP',
+            'http://127.0.0.1:9/eval/' || t.name || '/mcp', 'CONNECTED', t.sname, '1.0.0', '2025-06-18',
+            '{"tools":{"listChanged":false}}'::jsonb, t.n, now(), now() + interval '30 days', 2592000
+     FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::int[]) AS t(id, tid, name, kind, sname, n)
+     ON CONFLICT DO NOTHING`,
+    [
+      servers.map((s) => evalServerIdOf(s.id)),
+      servers.map((s) => (own(s) ? tenantId : null)),
+      servers.map((s) => `eval-${s.id}`),
+      servers.map((s) => (own(s) ? 'CUSTOM' : 'BUILT_IN')),
+      servers.map((s) => s.name),
+      servers.map((s) => s.tools.length),
+    ],
+  );
+  const rows = servers.flatMap((s) => s.tools.map((t, i) => ({ s, t, i })));
+  await c.query(
+    `INSERT INTO tools (id, server_id, name, title, description, input_schema, annotations, hash, position)
+     SELECT gen_random_uuid(), t.sid, t.name, t.title, t.descr, t.sch::jsonb, t.ann::jsonb, t.hash, t.pos
+     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[])
+          AS t(sid, name, title, descr, sch, ann, hash, pos)
+     ON CONFLICT DO NOTHING`,
+    [
+      rows.map((r) => evalServerIdOf(r.s.id)),
+      rows.map((r) => r.t.name),
+      rows.map((r) => r.t.title ?? null),
+      rows.map((r) => r.t.description ?? null),
+      rows.map((r) => JSON.stringify(r.t.inputSchema ?? { type: 'object' })),
+      rows.map((r) => (r.t.annotations ? JSON.stringify(r.t.annotations) : null)),
+      rows.map((r) => crypto.createHash('sha256').update(JSON.stringify(r.t)).digest('hex')),
+      rows.map((r) => r.i),
+    ],
+  );
+}
+
 async function main() {
   const started = Date.now();
   const search = requireSearch();
+  if (args.evalSet) {
+    const c = new Client({ connectionString: databaseUrl });
+    await c.connect();
+    try {
+      await seedEvalSet(c, search);
+      const counts = await c.query(`SELECT count(*)::int AS servers, (SELECT count(*)::int FROM tools t JOIN servers s ON s.id = t.server_id WHERE s.name LIKE 'eval-%') AS tools FROM servers WHERE name LIKE 'eval-%'`);
+      process.stdout.write(JSON.stringify({ ...counts.rows[0], ms: Date.now() - started }) + '\n');
+    } finally {
+      await c.end();
+    }
+    return;
+  }
   const corpus = search.buildSyntheticCorpus(totalTools, 42);
   const flat = [];
   for (const docs of corpus.values()) for (const d of docs) flat.push(d);
