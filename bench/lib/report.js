@@ -38,7 +38,11 @@ function build(figures) {
         target(`discovery: platform / floor (${r.label})`, null, '<=', 1.3, 'x', r.mode, r.notAvailable);
         continue;
       }
-      const incomplete = r.platformMs === null ? ` (${r.connected}/${r.servers} connected, ${r.failed} failed${r.timedOut ? ', timed out' : ''})` : '';
+      const others = Object.entries(r.statuses ?? {})
+        .filter(([k]) => !k.endsWith('_CONNECTED'))
+        .map(([k, v]) => `${v} ${k.replace('MCP_SERVER_CONNECTION_STATUS_', '')}`)
+        .join(', ');
+      const incomplete = r.platformMs === null ? ` (${r.connected}/${r.servers} connected${others ? `; ${others}` : ''}${r.timedOut ? '; timed out' : ''})` : '';
       const met = target(`discovery: platform / floor (${r.label})`, r.ratio, '<=', 1.3, 'x', r.mode);
       row({ figure: name, mode: r.mode, value: r.platformMs === null ? `incomplete${incomplete}` : fmtMs(r.platformMs), floor: fmtMs(r.floorMs), ratio: fmtRatio(r.ratio), target: '<= 1.3x floor', met });
     }

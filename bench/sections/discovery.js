@@ -46,7 +46,17 @@ async function probe(ctx, platform) {
 }
 
 /** Counts, from the database, the servers done (CONNECTED with every tool stored) and failed. */
-async function progressFromDb(pg, prefix) {
+async function progressFromDb(pg, prefix, final = false) {
+  if (final) {
+    const st = await pg.query(`SELECT status::text, coalesce(left(status_reason, 160), '') AS reason, count(*)::int AS n FROM servers WHERE name LIKE $1 GROUP BY 1, 2`, [`${prefix}-%`]);
+    const statuses = {};
+    const reasons = {};
+    for (const row of st.rows) {
+      statuses[`MCP_SERVER_CONNECTION_STATUS_${row.status}`] = (statuses[`MCP_SERVER_CONNECTION_STATUS_${row.status}`] ?? 0) + row.n;
+      if (row.status !== 'CONNECTED') reasons[row.reason] = (reasons[row.reason] ?? 0) + row.n;
+    }
+    return { statuses, reasons };
+  }
   const r = await pg.query(
     `SELECT count(*) FILTER (WHERE s.status = 'CONNECTED' AND s.tool_count = $2 AND
                              (SELECT count(*) FROM tools t WHERE t.server_id = s.id) = $2)::int AS done,
@@ -63,19 +73,27 @@ async function progressFromApi(platform, prefix, n) {
   if (pending.servers.length > 0) return { done: 0, failed: 0, pending: true };
   let done = 0;
   let failed = 0;
+  const statuses = {};
+  const reasons = {};
   let token;
   for (let page = 0; page < 1000; page++) {
     const q = `/api/v1/servers?pageSize=100${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
     const body = await platform.http.expect('GET', q);
     for (const s of body.servers) {
       if (!s.name.startsWith(`${prefix}-`)) continue;
+      statuses[s.status] = (statuses[s.status] ?? 0) + 1;
       if (s.status === CONNECTED && s.toolCount === TOOLS_PER_SERVER) done++;
-      else failed++;
+      else {
+        failed++;
+        const r = String(s.statusReason ?? '').slice(0, 160);
+        reasons[r] = (reasons[r] ?? 0) + 1;
+      }
     }
     token = body.nextPageToken;
     if (!token) break;
   }
-  return { done, failed, pending: done + failed < n };
+  // The full listing decides: the filtered query above is only the cheap early answer.
+  return { done, failed, pending: done + failed < n || (statuses[DISCOVERING] ?? 0) > 0, statuses, reasons };
 }
 
 async function timePlatform(ctx, platform, pg) {
@@ -87,13 +105,21 @@ async function timePlatform(ctx, platform, pg) {
   const registerMs = ms(t0);
   const deadline = Date.now() + (ctx.quick ? 180_000 : 600_000);
   let progress = { done: 0, failed: 0 };
+  const pollErrors = [];
   while (Date.now() < deadline) {
-    progress = pg ? await progressFromDb(pg, prefix) : await progressFromApi(platform, prefix, n);
-    if (progress.done + progress.failed >= n && !progress.pending) break;
+    try {
+      progress = pg ? await progressFromDb(pg, prefix) : await progressFromApi(platform, prefix, n);
+      if (progress.done + progress.failed >= n && !progress.pending) break;
+    } catch (err) {
+      // A failed poll is the platform's answer too (recorded), not the end of the measurement.
+      pollErrors.push(err.message.split('\n')[0].slice(0, 200));
+    }
     await sleep(pg ? 50 : 100);
   }
   const totalMs = ms(t0);
-  return { registerMs: round(registerMs, 1), platformMs: progress.done === n ? round(totalMs, 1) : null, connected: progress.done, failed: progress.failed, timedOut: progress.done + progress.failed < n };
+  const final = pg ? await progressFromDb(pg, prefix, true) : progress;
+  const notConnected = Object.keys(final.reasons ?? {}).length ? { statuses: final.statuses, reasons: final.reasons } : {};
+  return { ...notConnected, ...(pollErrors.length ? { pollErrors: pollErrors.length, pollError: pollErrors[0] } : {}), registerMs: round(registerMs, 1), platformMs: progress.done === n ? round(totalMs, 1) : null, connected: progress.done, failed: progress.failed, timedOut: progress.done + progress.failed < n };
 }
 
 async function runConfig(ctx, cfg) {
