@@ -37,7 +37,7 @@ async function run(ctx, seeded) {
   const target = await registerTarget(ctx, platform);
   if (target.status !== CONNECTED) return { notAvailable: `the call target is ${target.status} (${target.reason ?? 'no reason'}); calls need discovery to connect it` };
 
-  const iterations = ctx.quick ? 150 : 500;
+  const iterations = ctx.quick ? 100 : 500;
   const warmup = 30;
   const text = 'x'.repeat(64);
   const direct = await connect(target.url);
