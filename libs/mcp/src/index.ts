@@ -22,4 +22,15 @@ export { ByteBudget, countingFetch, formatBytes, FetchLike } from './connection/
 export { ChildProcessTransport, ChildProcessTransportOptions } from './transports/child-process.transport';
 export { StderrTail } from './transports/stderr-tail';
 export { InProcessContext } from './in-process/in-process-servers';
-export { McpSessionPool, McpSessionPoolOptions, DEFAULT_POOL_OPTIONS, PoolStats, breaksSession } from './pool';
+export {
+  McpSessionPool,
+  McpSessionPoolOptions,
+  DEFAULT_POOL_OPTIONS,
+  PoolStats,
+  breaksSession,
+  detachedSignalFetch,
+  PooledHttpTransport,
+  PooledHttpTransportOptions,
+  PooledHttpError,
+  policyLookup,
+} from './pool';

@@ -23,6 +23,12 @@ export interface ConnectOptions {
   requestTimeoutMs?: number;
   /** Given a reader of the child's stderr as soon as a stdio server is started (it outlives a failed connect). */
   onStderr?: (read: () => string) => void;
+  /**
+   * Builds the Streamable HTTP transport in place of the SDK's (the tool-call path's lean transport for the
+   * sessions it keeps open). It must fail as the SDK's does (HTTP failures carry their status) and may end
+   * its session with terminateSession(). The fallbacks (HTTP+SSE, the 2026 revision) are unchanged.
+   */
+  streamableHttpTransport?: (target: HttpTarget) => Transport & { terminateSession?(): Promise<void> };
 }
 
 type ModernTransport = Parameters<ModernClient['connect']>[0];
@@ -160,15 +166,17 @@ export class McpConnector {
     if (kind === 'sse') {
       return this.connectLegacy(kind, new SSEClientTransport(target.url, { fetch, requestInit: { headers: target.headers } }), options, {});
     }
-    const inner = new StreamableHTTPClientTransport(target.url, {
-      fetch,
-      requestInit: { headers: target.headers },
-      // A discovery reads one answer per request; a broken stream is retried by the job, not here.
-      reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
-    });
+    const inner =
+      options.streamableHttpTransport?.(target) ??
+      new StreamableHTTPClientTransport(target.url, {
+        fetch,
+        requestInit: { headers: target.headers },
+        // A discovery reads one answer per request; a broken stream is retried by the job, not here.
+        reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+      });
     // A session the registry is done with is ended on the server too (DELETE), as the transport asks clients to.
     const terminate = async () => {
-      if (inner.sessionId) await Promise.race([inner.terminateSession().catch(() => undefined), sleep(1000)]);
+      if (inner.sessionId && inner.terminateSession) await Promise.race([inner.terminateSession().catch(() => undefined), sleep(1000)]);
     };
     return this.connectLegacy(kind, inner, options, { beforeClose: terminate });
   }

@@ -1,0 +1,249 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { JSONRPCMessage, JSONRPCMessageSchema, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import http, { IncomingMessage } from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+
+/** The largest answer accepted from a server (one JSON body, or one event of a stream). */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/** An HTTP answer that is not a success; `status` lets the error classification read it. */
+export class PooledHttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PooledHttpError';
+  }
+}
+
+export interface PooledHttpTransportOptions {
+  /** Sent with every request (the server's configured headers and credentials). */
+  headers: Record<string, string>;
+  /** Resolves host names for new connections: the outbound policy's check, for tenant servers. */
+  lookup?: LookupFunction;
+  /** Connections kept open to the server at most. */
+  maxSockets?: number;
+}
+
+/**
+ * The client side of Streamable HTTP for the sessions the registry keeps open to call tools: every message
+ * is a POST on a keep-alive connection, and the answer (JSON, or an event stream carrying progress and then
+ * the response) is read with Node's own streams. It does what a pooled session needs and no more: no
+ * standalone GET stream for server-initiated messages (a tool call's progress comes on its own POST), no
+ * resumption, no redirects. Answering one call this way costs about half of what the SDK's fetch-based
+ * transport costs, which is most of what the registry adds to a call.
+ */
+export class PooledHttpTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport['onmessage'];
+  sessionId?: string;
+  private protocolVersion?: string;
+  private readonly agent: http.Agent;
+  private readonly request: typeof http.request;
+  private readonly inflight = new Set<http.ClientRequest>();
+  private closed = false;
+
+  constructor(
+    private readonly url: URL,
+    private readonly options: PooledHttpTransportOptions,
+  ) {
+    const secure = url.protocol === 'https:';
+    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 32, ...(options.lookup ? { lookup: options.lookup } : {}) };
+    this.agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    this.request = secure ? https.request : http.request;
+  }
+
+  async start(): Promise<void> {}
+
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+  }
+
+  /** Resolves once the server accepted the message; what it answers arrives through onmessage. */
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('Not connected'));
+    const body = JSON.stringify(message);
+    const requestId = 'method' in message && 'id' in message ? (message.id as RequestId) : undefined;
+    return new Promise<void>((resolve, reject) => {
+      const req = this.request(this.url, { method: 'POST', headers: this.headers(body), agent: this.agent }, (res) => {
+        const sid = res.headers['mcp-session-id'];
+        if (typeof sid === 'string') this.sessionId = sid;
+        const status = res.statusCode ?? 0;
+        const type = String(res.headers['content-type'] ?? '');
+        if (status === 202) {
+          res.resume();
+          return resolve();
+        }
+        if (status === 404) {
+          // The server does not know the session (it restarted or dropped it): said without the body, whose
+          // JSON-RPC code (-32001) would otherwise read as a timeout rather than as a session to open anew.
+          res.resume();
+          return reject(new PooledHttpError(404, 'Error POSTing to endpoint (HTTP 404): the server does not know this session'));
+        }
+        if (status < 200 || status >= 300) {
+          return readText(res).then(
+            (text) => reject(new PooledHttpError(status, `Error POSTing to endpoint (HTTP ${status}): ${text}`)),
+            reject,
+          );
+        }
+        if (type.includes('text/event-stream')) {
+          resolve();
+          this.readEvents(res, requestId);
+          return;
+        }
+        if (type.includes('application/json')) {
+          return readText(res).then((text) => {
+            try {
+              const data = JSON.parse(text) as unknown;
+              for (const m of Array.isArray(data) ? data : [data]) this.deliver(m);
+              resolve();
+            } catch (err) {
+              reject(err);
+            }
+          }, reject);
+        }
+        res.resume();
+        reject(new PooledHttpError(status, `Unexpected content type: ${type || 'none'}`));
+      });
+      this.inflight.add(req);
+      req.on('close', () => this.inflight.delete(req));
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  private headers(body: string): Record<string, string> {
+    const headers: Record<string, string> = {
+      ...this.options.headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'content-length': String(Buffer.byteLength(body)),
+    };
+    if (this.sessionId) headers['mcp-session-id'] = this.sessionId;
+    if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
+    return headers;
+  }
+
+  private deliver(raw: unknown): boolean {
+    const parsed = JSONRPCMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.onerror?.(new Error('the server sent a message that is not JSON-RPC'));
+      return false;
+    }
+    this.onmessage?.(parsed.data);
+    return true;
+  }
+
+  /**
+   * Reads an answer stream event by event. A stream that ends or breaks before answering its request is
+   * answered for it with a "connection closed" error, so the call fails now rather than at its timeout.
+   */
+  private readEvents(res: IncomingMessage, requestId: RequestId | undefined): void {
+    let buffer = '';
+    let answered = requestId === undefined;
+    const dispatch = (block: string) => {
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
+        else if (line.startsWith('event:')) event = line.slice(6).trim();
+      }
+      if (event !== 'message' || data.length === 0) return;
+      let message: unknown;
+      try {
+        message = JSON.parse(data.join('\n'));
+      } catch {
+        this.onerror?.(new Error('the server sent an event that is not JSON'));
+        return;
+      }
+      const m = message as { id?: unknown; method?: unknown };
+      if (this.deliver(message) && m.id === requestId && m.method === undefined) answered = true;
+    };
+    const unanswered = () => {
+      if (answered) return;
+      answered = true;
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        id: requestId as RequestId,
+        error: { code: -32000, message: 'Connection closed: the server ended its answer stream without answering' },
+      });
+    };
+    // Events are delivered one microtask apart, as a stream reader would: the SDK handles a notification
+    // (progress) a microtask after receiving it, and it must see it before the response that follows it.
+    let chain = Promise.resolve();
+    const later = (fn: () => void) => {
+      chain = chain.then(fn);
+    };
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      buffer += chunk.includes('\r') ? chunk.replace(/\r\n?/g, '\n') : chunk;
+      if (buffer.length > MAX_MESSAGE_BYTES) {
+        res.destroy(new Error(`the server sent an event larger than ${MAX_MESSAGE_BYTES} bytes`));
+        return;
+      }
+      for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        later(() => dispatch(block));
+      }
+    });
+    res.on('end', () => {
+      const rest = buffer;
+      buffer = '';
+      later(() => {
+        if (rest.trim()) dispatch(rest);
+        unanswered();
+      });
+    });
+    res.on('error', (err) => this.onerror?.(err));
+    // Closed without an end: the connection broke in the middle of the stream.
+    res.on('close', () => later(unanswered));
+  }
+
+  /** Ends the session on the server (DELETE), as the transport asks of clients that are done. */
+  async terminateSession(): Promise<void> {
+    const sessionId = this.sessionId;
+    if (!sessionId || this.closed) return;
+    const headers: Record<string, string> = { ...this.options.headers, 'mcp-session-id': sessionId };
+    if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
+    await new Promise<void>((resolve) => {
+      const req = this.request(this.url, { method: 'DELETE', headers, agent: this.agent }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+        res.on('error', () => resolve());
+      });
+      req.on('error', () => resolve());
+      req.end();
+    });
+    this.sessionId = undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const req of this.inflight) req.destroy();
+    this.inflight.clear();
+    this.agent.destroy();
+    this.onclose?.();
+  }
+}
+
+function readText(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_MESSAGE_BYTES) res.destroy(new Error(`the server sent an answer larger than ${MAX_MESSAGE_BYTES} bytes`));
+      else chunks.push(c);
+    });
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+    res.on('close', () => {
+      if (!res.complete) reject(Object.assign(new Error('the server closed the connection in the middle of an answer'), { code: 'ECONNRESET' }));
+    });
+  });
+}
