@@ -1,5 +1,6 @@
 import { DomainError, KIND_WIRE_NAMES, Principal, STATUS_WIRE_NAMES } from '@app/domain';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { RegistryTools } from './registry-tools';
@@ -64,6 +65,31 @@ CRITICAL: this runs the upstream tool with real effects (it may write, send, del
 
 Self-test: have I seen this exact tool in a search_tools or get_server_info result, and do my arguments match its inputSchema? If not, search first.`;
 
+// The schemas and the JSON Schema validator are built once: the endpoint builds a server for every request.
+const SEARCH_INPUT = z.object({
+  query: z.string().min(1).max(1000).describe('The task in plain words, e.g. "open a pull request"'),
+  limit: z.number().int().min(1).max(50).optional().describe('How many tools to return (default 10)'),
+  kinds: z.array(kindOrNumber).max(5).optional().describe('Only servers of these kinds'),
+  serverIds: z.array(z.string().uuid()).max(100).optional().describe('Only these servers'),
+});
+
+const GET_SERVER_INFO_INPUT = z.object({ serverId: z.string().uuid().describe('A serverId from list_servers or search_tools') });
+
+const LIST_SERVERS_INPUT = z.object({
+  kind: kindOrNumber.optional().describe('Only servers of this kind (canonical name or number)'),
+  status: statusOrNumber.optional().describe('Only servers with this status (canonical name or number)'),
+  pageSize: z.number().int().min(1).max(100).optional().describe('Servers per page (default 50)'),
+  pageToken: z.string().max(512).optional().describe('nextPageToken from the previous page'),
+});
+
+const CALL_TOOL_INPUT = z.object({
+  serverId: z.string().uuid().describe('The serverId of the tool, from search_tools or get_server_info'),
+  toolName: z.string().min(1).max(256).describe('The tool name exactly as listed'),
+  arguments: z.record(z.string(), z.unknown()).optional().describe("Arguments matching the tool's inputSchema"),
+});
+
+let validator: AjvJsonSchemaValidator | undefined;
+
 function json(value: unknown): CallToolResult {
   return {
     content: [{ type: 'text', text: JSON.stringify(value) }],
@@ -87,7 +113,7 @@ function asToolError(err: unknown): CallToolResult {
 export function createRegistryMcpServer(tools: RegistryTools | undefined, principal: Principal | undefined, version: string): McpServer {
   const server = new McpServer(
     { name: REGISTRY_SERVER_NAME, title: REGISTRY_SERVER_TITLE, version },
-    { capabilities: { tools: {} }, instructions: REGISTRY_SERVER_INSTRUCTIONS },
+    { capabilities: { tools: {} }, instructions: REGISTRY_SERVER_INSTRUCTIONS, jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()) },
   );
 
   const run = async (fn: (t: RegistryTools, p: Principal) => Promise<CallToolResult>): Promise<CallToolResult> => {
@@ -106,12 +132,7 @@ export function createRegistryMcpServer(tools: RegistryTools | undefined, princi
     {
       title: 'Search tools',
       description: SEARCH_TOOLS_DESCRIPTION,
-      inputSchema: {
-        query: z.string().min(1).max(1000).describe('The task in plain words, e.g. "open a pull request"'),
-        limit: z.number().int().min(1).max(50).optional().describe('How many tools to return (default 10)'),
-        kinds: z.array(kindOrNumber).max(5).optional().describe('Only servers of these kinds'),
-        serverIds: z.array(z.string().uuid()).max(100).optional().describe('Only these servers'),
-      },
+      inputSchema: SEARCH_INPUT,
       annotations: { title: 'Search tools', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     (args) => run(async (t, p) => json(await t.searchTools(p, args))),
@@ -122,7 +143,7 @@ export function createRegistryMcpServer(tools: RegistryTools | undefined, princi
     {
       title: 'Get server info',
       description: GET_SERVER_INFO_DESCRIPTION,
-      inputSchema: { serverId: z.string().uuid().describe('A serverId from list_servers or search_tools') },
+      inputSchema: GET_SERVER_INFO_INPUT,
       annotations: { title: 'Get server info', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     (args) => run(async (t, p) => json(await t.getServerInfo(p, args.serverId))),
@@ -133,12 +154,7 @@ export function createRegistryMcpServer(tools: RegistryTools | undefined, princi
     {
       title: 'List servers',
       description: LIST_SERVERS_DESCRIPTION,
-      inputSchema: {
-        kind: kindOrNumber.optional().describe('Only servers of this kind (canonical name or number)'),
-        status: statusOrNumber.optional().describe('Only servers with this status (canonical name or number)'),
-        pageSize: z.number().int().min(1).max(100).optional().describe('Servers per page (default 50)'),
-        pageToken: z.string().max(512).optional().describe('nextPageToken from the previous page'),
-      },
+      inputSchema: LIST_SERVERS_INPUT,
       annotations: { title: 'List servers', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     (args) => run(async (t, p) => json(await t.listServers(p, args))),
@@ -149,11 +165,7 @@ export function createRegistryMcpServer(tools: RegistryTools | undefined, princi
     {
       title: 'Call a tool',
       description: CALL_TOOL_DESCRIPTION,
-      inputSchema: {
-        serverId: z.string().uuid().describe('The serverId of the tool, from search_tools or get_server_info'),
-        toolName: z.string().min(1).max(256).describe('The tool name exactly as listed'),
-        arguments: z.record(z.string(), z.unknown()).optional().describe("Arguments matching the tool's inputSchema"),
-      },
+      inputSchema: CALL_TOOL_INPUT,
       annotations: {
         title: 'Call a tool',
         readOnlyHint: false,
@@ -165,18 +177,22 @@ export function createRegistryMcpServer(tools: RegistryTools | undefined, princi
     (args, extra) =>
       run(async (t, p) => {
         const progressToken = extra._meta?.progressToken;
-        return t.callTool(p, args, {
+        // Progress is forwarded as it comes, and all of it is sent before the result, as the server sent it.
+        const forwarded: Promise<void>[] = [];
+        const result = await t.callTool(p, args, {
           channel: 'mcp',
           signal: extra.signal,
           onProgress:
             progressToken === undefined
               ? undefined
               : (progress) => {
-                  void extra
-                    .sendNotification({ method: 'notifications/progress', params: { progressToken, ...progress } })
-                    .catch(() => undefined);
+                  forwarded.push(
+                    extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...progress } }).catch(() => undefined),
+                  );
                 },
         });
+        await Promise.all(forwarded);
+        return result;
       }),
   );
 
