@@ -18,6 +18,8 @@ export interface CallFixture {
   sessionsClosed(): number;
   /** Calls of `hang` the client cancelled (notifications/cancelled reached the tool). */
   cancelled(): number;
+  /** Forgets every session, as a server that restarted would: their next request is answered 404. */
+  forgetSessions(): void;
   close(): Promise<void>;
 }
 
@@ -131,6 +133,7 @@ export async function startCallFixture(): Promise<CallFixture> {
     sessionsOpened: () => opened,
     sessionsClosed: () => closed,
     cancelled: () => cancelled,
+    forgetSessions: () => sessions.clear(),
     close: () =>
       new Promise<void>((resolve) => {
         stopped = true;

@@ -136,6 +136,18 @@ describe('tool calls through mcp-call-tool and call_tool', () => {
     expect(JSON.stringify(viaMcp.content)).toContain('did not answer tool \\"hang\\" in time');
   });
 
+  it('opens a new session, once, when the server no longer knows the pooled one (it restarted)', async () => {
+    const sessionOf = async () => {
+      const res = await call(a.key, { serverId: fixtureId, toolName: 'session' });
+      expect(res.status).toBe(200);
+      return res.body.content[0].text as string;
+    };
+    const before = await sessionOf();
+    fixture.forgetSessions();
+    const after = await sessionOf();
+    expect(after).not.toBe(before);
+  });
+
   it('lets progress extend the timeout up to the maximum, and forwards it to an MCP client', async () => {
     // 6 steps of 400 ms: longer than the timeout, but progress keeps it alive.
     const slow = await call(a.key, { serverId: fixtureId, toolName: 'progress', arguments: { steps: 6, stepMs: 400 } });

@@ -3,6 +3,7 @@ import { McpModule } from '@app/mcp';
 import { REGISTRY_TOOLS } from '@app/registry';
 import { Module } from '@nestjs/common';
 import { ServerInfoModule } from '../llm/server-info.module';
+import { CallAuditWriter } from './call-audit.writer';
 import { CallRateLimiter } from './call-rate-limiter';
 import { LlmToolsController } from './llm-tools.controller';
 import { RegistryToolsService } from './registry-tools.service';
@@ -17,6 +18,7 @@ import { ToolCatalogService } from './tool-catalog.service';
     CatalogRepository,
     ToolCatalogService,
     CallRateLimiter,
+    CallAuditWriter,
     ToolCallService,
     RegistryToolsService,
     { provide: REGISTRY_TOOLS, useExisting: RegistryToolsService },

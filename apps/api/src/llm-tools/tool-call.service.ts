@@ -1,5 +1,5 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { AuditRepository, ServerRepository } from '@app/database';
+import { ServerRepository } from '@app/database';
 import {
   ConflictError,
   DomainError,
@@ -19,12 +19,18 @@ import {
   McpFailureCode,
   McpSession,
   McpSessionPool,
+  detachedSignalFetch,
+  OutboundPolicy,
+  PooledHttpTransport,
+  policyLookup,
   redactor,
 } from '@app/mcp';
 import type { CallToolContext, CallToolInput } from '@app/registry';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { CallAuditWriter } from './call-audit.writer';
 import { CallRateLimiter } from './call-rate-limiter';
 import { CatalogServer, ToolCatalogService } from './tool-catalog.service';
 
@@ -52,11 +58,10 @@ function outcomeOf(err: unknown): CallOutcome {
  */
 @Injectable()
 export class ToolCallService implements OnModuleDestroy {
-  private readonly logger = new Logger(ToolCallService.name);
   readonly pool = new McpSessionPool({ idleMs: SESSION_IDLE_MS });
+  private readonly lookup: LookupFunction;
   /** The secret values each session was opened with, to clean them out of error texts. */
   private readonly secrets = new WeakMap<McpSession, string[]>();
-  private readonly audits = new Set<Promise<void>>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -64,9 +69,10 @@ export class ToolCallService implements OnModuleDestroy {
     private readonly servers: ServerRepository,
     private readonly resolver: ConnectionTargetResolver,
     private readonly connector: McpConnector,
-    private readonly auditLog: AuditRepository,
+    private readonly auditLog: CallAuditWriter,
     private readonly limiter: CallRateLimiter,
   ) {
+    this.lookup = policyLookup(new OutboundPolicy(config.outboundAllow));
     // A server reloaded (new tools, new address, new credentials) or gone: its sessions are not used again.
     catalog.onServerChanged((id) => this.pool.invalidate(`${id}:`));
   }
@@ -93,14 +99,13 @@ export class ToolCallService implements OnModuleDestroy {
     }
   }
 
-  /** Waits for the audit records still being written (shutdown, tests). */
-  async flushAudit(): Promise<void> {
-    while (this.audits.size > 0) await Promise.all([...this.audits]);
+  /** Writes the audit records of the calls made so far (tests, shutdown). */
+  flushAudit(): Promise<void> {
+    return this.auditLog.flush();
   }
 
   async onModuleDestroy(): Promise<void> {
     await this.pool.close();
-    await this.flushAudit();
   }
 
   /**
@@ -140,22 +145,32 @@ export class ToolCallService implements OnModuleDestroy {
     const result = await this.pool.use(
       this.poolKey(principal, server),
       () => this.open(principal, server),
-      (session) => {
-        // The maximum is a signal rather than the SDK's maxTotalTimeout, because an aborted request is also
-        // cancelled upstream (notifications/cancelled), so the server stops working on it.
-        const deadline = AbortSignal.timeout(maxTimeoutMs);
-        return session
-          .request('tools/call', params, {
-            signal: context.signal ? AbortSignal.any([context.signal, deadline]) : deadline,
+      async (session) => {
+        // The maximum is enforced by aborting the request rather than by the SDK's maxTotalTimeout, because
+        // an aborted request is also cancelled upstream (notifications/cancelled): the server stops working on it.
+        const stop = new AbortController();
+        const deadline = setTimeout(
+          () => stop.abort(new McpFailure(McpFailureCode.Timeout, `no answer within the maximum of ${maxTimeoutMs} ms`)),
+          maxTimeoutMs,
+        );
+        const callerLeft = () => stop.abort(context.signal?.reason);
+        if (context.signal?.aborted) callerLeft();
+        else context.signal?.addEventListener('abort', callerLeft, { once: true });
+        try {
+          return await session.request('tools/call', params, {
+            signal: stop.signal,
             timeoutMs,
             // Progress from the server starts the timeout again (up to the maximum above).
             resetTimeoutOnProgress: true,
             onProgress: (p) => context.onProgress?.(p),
-          })
-          .catch((err: unknown) => {
-            // Whatever the server said is cleaned of the secrets this session was opened with.
-            throw classifyError(err, `tools/call of "${input.toolName}"`, redactor(this.secrets.get(session) ?? []));
           });
+        } catch (err) {
+          // Whatever the server said is cleaned of the secrets this session was opened with.
+          throw classifyError(err, `tools/call of "${input.toolName}"`, redactor(this.secrets.get(session) ?? []));
+        } finally {
+          clearTimeout(deadline);
+          context.signal?.removeEventListener('abort', callerLeft);
+        }
       },
       context.signal,
     );
@@ -170,10 +185,19 @@ export class ToolCallService implements OnModuleDestroy {
     if (target.transport === 'in-process') {
       const definition = target.definition;
       target = { ...target, definition: { ...definition, create: () => definition.create({ principal }) } };
+    } else if (target.transport !== 'stdio') {
+      // A pooled session serves many calls: see detachedSignalFetch (the HTTP+SSE transport still uses fetch).
+      target = { ...target, fetch: detachedSignalFetch(target.fetch) };
     }
     const timeoutMs = this.config.call.timeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
-    const session = await this.connector.connect(target, { signal: deadline, requestTimeoutMs: timeoutMs });
+    // Tenant servers are reached only at addresses the outbound policy allows, checked as each connection opens.
+    const lookup = server.kind === ServerKind.CUSTOM ? this.lookup : undefined;
+    const session = await this.connector.connect(target, {
+      signal: deadline,
+      requestTimeoutMs: timeoutMs,
+      streamableHttpTransport: (t) => new PooledHttpTransport(t.url, { headers: t.headers, lookup }),
+    });
     this.secrets.set(session, target.secrets);
     return session;
   }
@@ -202,22 +226,18 @@ export class ToolCallService implements OnModuleDestroy {
     context: CallToolContext,
     reason: string | undefined,
   ): void {
-    const write = this.auditLog
-      .record({
-        actorType: principal.type,
-        actorId: principal.keyId,
-        tenantId: server?.tenantId ?? (principal.type === 'tenant' ? principal.tenantId : null),
-        action: 'tool.call',
-        resourceType: 'server',
-        resourceId: input.serverId,
-        outcome,
-        durationMs: Math.round(ms),
-        // Never the arguments or the result: they may hold anything the user or the tool handled.
-        detail: { tool: input.toolName, via: context.channel ?? 'rpc', ...(server ? { server: server.name } : {}), ...(reason ? { reason } : {}) },
-      })
-      .catch((err: Error) => this.logger.error({ err: err.message, serverId: input.serverId }, 'a tool call could not be audited'));
-    this.audits.add(write);
-    void write.finally(() => this.audits.delete(write));
+    this.auditLog.add({
+      actorType: principal.type,
+      actorId: principal.keyId,
+      tenantId: server?.tenantId ?? (principal.type === 'tenant' ? principal.tenantId : null),
+      action: 'tool.call',
+      resourceType: 'server',
+      resourceId: input.serverId,
+      outcome,
+      durationMs: Math.round(ms),
+      // Never the arguments or the result: they may hold anything the user or the tool handled.
+      detail: { tool: input.toolName, via: context.channel ?? 'rpc', ...(server ? { server: server.name } : {}), ...(reason ? { reason } : {}) },
+    });
   }
 }
 

@@ -4,7 +4,15 @@ import { createRegistryMcpServer, REGISTRY_TOOLS, RegistryTools, registryVersion
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { JsonExchangeTransport, readPost } from './json-exchange.transport';
 import { hostAllowed, originAllowed } from './mcp-request-policy';
+
+/** Writes a JSON answer in one go (without Express's ETag: an answer to a POST is never revalidated). */
+function sendJson(res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
 
 /** Whether a JSON-RPC message (or batch) calls a tool asking for progress: that answer is streamed (SSE). */
 function wantsProgress(body: unknown): boolean {
@@ -18,8 +26,8 @@ function wantsProgress(body: unknown): boolean {
 /**
  * The registry as an MCP server over Streamable HTTP, stateless: every POST gets a fresh server scoped to
  * the caller's key and a fresh transport, so any replica answers any request and nothing is kept between
- * them. Answers are plain JSON, except a tool call that asks for progress, which is streamed so that the
- * upstream server's progress reaches the client.
+ * them. Answers are plain JSON (through a lean transport of our own), except a tool call that asks for
+ * progress, which is streamed by the SDK's transport so that the upstream server's progress reaches the client.
  */
 @Injectable()
 export class McpEndpointService {
@@ -42,12 +50,30 @@ export class McpEndpointService {
   async handle(principal: Principal, req: Request, res: Response): Promise<void> {
     this.checkRequest(req);
     const server = createRegistryMcpServer(this.tools, principal, registryVersion());
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(req.body) });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
+    if (wantsProgress(req.body)) {
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+      return;
+    }
+    const messages = readPost(req.headers, req.body);
+    if (!Array.isArray(messages)) {
+      sendJson(res, messages.status, messages.body);
+      return;
+    }
+    const transport = new JsonExchangeTransport();
+    // A client that hangs up before the answer cancels the work under way for it.
+    res.on('close', () => void server.close());
     await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    const answers = await transport.exchange(messages, { requestInfo: { headers: req.headers } });
+    if (answers.length === 0) {
+      res.status(202).end();
+    } else {
+      sendJson(res, 200, Array.isArray(req.body) ? answers : answers[0]);
+    }
   }
 }

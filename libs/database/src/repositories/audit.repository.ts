@@ -19,6 +19,8 @@ export interface AuditEventInput {
   outcome?: string;
   durationMs?: number;
   detail?: Record<string, unknown>;
+  /** When it happened, for events written later in a batch; the time of the write otherwise. */
+  at?: Date;
 }
 
 export interface AuditEventRecord extends Required<Omit<AuditEventInput, 'durationMs'>> {
@@ -35,25 +37,34 @@ export interface AuditFilter {
 
 const LIST = 'audit';
 
+function toRow(event: AuditEventInput): Prisma.AuditEventCreateManyInput {
+  return {
+    id: randomUUID(),
+    ...(event.at ? { at: event.at } : {}),
+    actorType: event.actorType,
+    actorId: event.actorId,
+    tenantId: event.tenantId,
+    action: event.action,
+    resourceType: event.resourceType,
+    resourceId: event.resourceId,
+    outcome: event.outcome ?? 'ok',
+    durationMs: event.durationMs,
+    detail: (event.detail ?? {}) as Prisma.InputJsonValue,
+  };
+}
+
 @Injectable()
 export class AuditRepository {
   constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
 
   async record(event: AuditEventInput): Promise<void> {
-    await this.prisma.auditEvent.create({
-      data: {
-        id: randomUUID(),
-        actorType: event.actorType,
-        actorId: event.actorId,
-        tenantId: event.tenantId,
-        action: event.action,
-        resourceType: event.resourceType,
-        resourceId: event.resourceId,
-        outcome: event.outcome ?? 'ok',
-        durationMs: event.durationMs,
-        detail: (event.detail ?? {}) as Prisma.InputJsonValue,
-      },
-    });
+    await this.prisma.auditEvent.create({ data: toRow(event) });
+  }
+
+  /** Several events in one statement: a busy path (tool calls) writes its records in batches. */
+  async recordMany(events: AuditEventInput[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.prisma.auditEvent.createMany({ data: events.map(toRow) });
   }
 
   /** Newest first, keyset-paginated on (at, id). The audit log is the admin's only. */
