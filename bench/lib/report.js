@@ -42,9 +42,12 @@ function build(figures) {
         .filter(([k]) => !k.endsWith('_CONNECTED'))
         .map(([k, v]) => `${v} ${k.replace('MCP_SERVER_CONNECTION_STATUS_', '')}`)
         .join(', ');
-      const incomplete = r.platformMs === null ? ` (${r.connected}/${r.servers} connected${others ? `; ${others}` : ''}${r.timedOut ? '; timed out' : ''})` : '';
-      const met = target(`discovery: platform / floor (${r.label})`, r.ratio, '<=', 1.3, 'x', r.mode);
-      row({ figure: name, mode: r.mode, value: r.platformMs === null ? `incomplete${incomplete}` : fmtMs(r.platformMs), floor: fmtMs(r.floorMs), ratio: fmtRatio(r.ratio), target: '<= 1.3x floor', met });
+      const refused = r.registrationsRefused ? `; ${r.registrationsRefused} registrations refused (${r.registrationError.slice(0, 60)}…)` : '';
+      const incomplete = r.platformMs === null ? ` (${r.connected}/${r.servers} connected${others ? `; ${others}` : ''}${refused}${r.timedOut ? '; timed out' : ''})` : '';
+      const met = target(`discovery: platform / floor (${r.label})`, r.ratio, '<=', 1.3, 'x', r.mode, r.platformMs === null ? `not every server was connected${incomplete}` : undefined);
+      // Servers left unconnected are a miss, not a figure that could not be taken.
+      if (r.platformMs === null) targets[targets.length - 1].met = false;
+      row({ figure: name, mode: r.mode, value: r.platformMs === null ? `incomplete${incomplete}` : fmtMs(r.platformMs), floor: fmtMs(r.floorMs), ratio: fmtRatio(r.ratio), target: '<= 1.3x floor', met: r.platformMs === null ? false : met });
     }
     const one = d.runs.find((r) => r.mode !== 'embedded' && r.workers === 1 && !r.notAvailable);
     const two = d.runs.find((r) => r.mode !== 'embedded' && r.workers === 2 && !r.notAvailable);
