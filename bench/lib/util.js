@@ -83,10 +83,21 @@ class Http {
   constructor(origin, key, connections = 64) {
     this.origin = origin;
     this.key = key;
-    this.pool = new Pool(origin, { connections, keepAliveTimeout: 30_000, pipelining: 1 });
+    // Idle sockets are dropped before the server's own keep-alive timeout (5 s) can close them under a request.
+    this.pool = new Pool(origin, { connections, keepAliveTimeout: 4_000, keepAliveTimeoutThreshold: 1_000, pipelining: 1 });
   }
 
   async request(method, path, body, key = this.key) {
+    try {
+      return await this.once(method, path, body, key);
+    } catch (err) {
+      // A kept-alive socket the server closed as the request went out: the request never arrived; send it again.
+      if (err.code !== 'UND_ERR_SOCKET') throw err;
+      return this.once(method, path, body, key);
+    }
+  }
+
+  async once(method, path, body, key) {
     const headers = { accept: 'application/json' };
     if (key) headers.authorization = `Bearer ${key}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
