@@ -1,5 +1,5 @@
 import { DiscoveryStateRepository } from '@app/database';
-import { Fixture, slowToolsList } from '../fixtures/hostile-servers';
+import { Fixture, slowToolsList, stdioFixture } from '../fixtures/hostile-servers';
 import { MutableServer, startMutableServer } from '../fixtures/reference-servers';
 import { RawServer, sampleTool, startRawServer } from '../fixtures/raw-mcp-server';
 import { startTestApp, TestApp } from '../support/app';
@@ -37,8 +37,8 @@ describe.each(backends)('discovery over time (queue on %s)', (backend) => {
     return server;
   }
 
-  async function discoverNow(id: string): Promise<void> {
-    const res = await t.request('POST', `/api/v1/servers/${id}/discover`, { key: tenant.key });
+  async function discoverNow(id: string, key: string = tenant.key): Promise<void> {
+    const res = await t.request('POST', `/api/v1/servers/${id}/discover`, { key });
     expect(res.status).toBe(202);
   }
 
@@ -90,6 +90,15 @@ describe.each(backends)('discovery over time (queue on %s)', (backend) => {
     await settled(t, id);
     await new Promise((r) => setTimeout(r, 500));
     expect((await runsOf(t, id)).map((r) => r.outcome)).toEqual(['SUCCEEDED']);
+  });
+
+  it('does not lose a discovery asked for just as the previous one finished', async () => {
+    // A stdio server takes a moment to stop after its result is recorded: the job is still finishing then.
+    const { id } = await registerServer(t, { name: 'asked-again', kind: 'BUILT_IN', transport: 'stdio', ...stdioFixture('paginated-server.cjs', '3', '2'), env: { LINGER: '1' } });
+    await settled(t, id);
+    await discoverNow(id, t.adminKey);
+    await waitFor('the second discovery', async () => (await runsOf(t, id)).filter((r) => r.outcome === 'SUCCEEDED').length === 2, 15_000);
+    expect((await settled(t, id)).status).toBe('CONNECTED');
   });
 
   it('lets one worker hold a server at a time: a second claim is refused until the lease is given back', async () => {

@@ -12,6 +12,8 @@ import { DelayedError, UnrecoverableError } from 'bullmq';
  */
 export const LOCK_DURATION_MS = 10_000;
 export const STALLED_INTERVAL_MS = 5_000;
+/** How soon a job whose server another worker holds looks again. */
+export const BUSY_RETRY_MS = 1_000;
 
 /** Takes discovery jobs off the queue; each job is one delegating call. */
 @Injectable()
@@ -98,6 +100,12 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
     this.runtime.logger.info(log, 'discovery started');
     const outcome = await this.discovery.discover({ serverId, trigger, attempt, maxAttempts });
     const durationMs = Date.now() - started;
+    if ((outcome.kind === 'succeeded' || outcome.kind === 'failed') && outcome.askedAgain) {
+      // Asked for again just as this discovery finished: the request joined this job, so the job runs once more.
+      this.runtime.logger.info({ ...log, durationMs, outcome: outcome.kind }, 'discovery asked for again; running it again');
+      await job.moveToDelayed(Date.now() + 50, token);
+      throw new DelayedError();
+    }
     switch (outcome.kind) {
       case 'succeeded':
         this.runtime.logger.info({ ...log, durationMs, tools: outcome.toolCount, ...outcome.changes }, 'discovery succeeded');
@@ -113,8 +121,9 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
         await job.moveToDelayed(Date.now() + 100, token);
         throw new DelayedError();
       case 'busy':
-        // Another worker holds this server; come back when its lease runs out.
-        await job.moveToDelayed(outcome.until.getTime() + 250, token);
+        // Another worker holds this server: look again shortly (it gives the lease back when it is done,
+        // or the lease runs out if that worker died).
+        await job.moveToDelayed(Math.min(outcome.until.getTime() + 250, Date.now() + BUSY_RETRY_MS), token);
         throw new DelayedError();
       case 'failed':
         this.runtime.logger.info({ ...log, durationMs, final: outcome.final, code: outcome.failure.code, reason: outcome.reason }, 'discovery failed');

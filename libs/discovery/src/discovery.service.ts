@@ -29,9 +29,13 @@ export interface DiscoveryAttempt {
   maxAttempts: number;
 }
 
+/**
+ * `askedAgain`: a discovery was asked for after this one recorded its result (its job was still
+ * finishing, so the queue joined the request to it); the job should run once more.
+ */
 export type AttemptOutcome =
-  | { kind: 'succeeded'; toolCount: number; changes: ToolChanges; durationMs: number }
-  | { kind: 'failed'; failure: McpFailure; reason: string; final: boolean; durationMs: number }
+  | { kind: 'succeeded'; toolCount: number; changes: ToolChanges; durationMs: number; askedAgain: boolean }
+  | { kind: 'failed'; failure: McpFailure; reason: string; final: boolean; durationMs: number; askedAgain: boolean }
   /** Another worker runs this server's discovery; try again after `until`. */
   | { kind: 'busy'; until: Date }
   | { kind: 'skipped'; reason: 'gone' | 'disabled' }
@@ -107,7 +111,12 @@ export class DiscoveryService {
       return { kind: 'skipped', reason: 'disabled' };
     }
     if (claim.status === 'busy') return { kind: 'busy', until: claim.leaseUntil };
-    return this.run(claim.subject, claim.claimedAt, attempt);
+    const outcome = await this.run(claim.subject, claim.claimedAt, attempt);
+    // Checked once the connection is closed too: until the job ends, a new request joins this job.
+    if (outcome.kind === 'succeeded' || (outcome.kind === 'failed' && outcome.final)) {
+      outcome.askedAgain = await this.state.askedAgainSince(attempt.serverId, claim.claimedAt);
+    }
+    return outcome;
   }
 
   private async run(subject: DiscoverySubject, claimedAt: Date, attempt: DiscoveryAttempt): Promise<AttemptOutcome> {
@@ -167,7 +176,7 @@ export class DiscoveryService {
       this.observe('succeeded', durationMs);
       const listChanged = (caps.tools as { listChanged?: unknown } | undefined)?.listChanged === true;
       if (listChanged) this.watcher.watch(server, subject.credentials);
-      return { kind: 'succeeded', toolCount: listing.tools.length, changes: recorded.changes, durationMs };
+      return { kind: 'succeeded', toolCount: listing.tools.length, changes: recorded.changes, durationMs, askedAgain: false };
     } catch (err) {
       clearTimeout(timer);
       const durationMs = Date.now() - started;
@@ -191,7 +200,7 @@ export class DiscoveryService {
       if (recorded.status !== 'recorded') return this.unrecorded(recorded.status, server.id, durationMs);
       this.observe(final ? 'failed' : 'retrying', durationMs);
       if (final) this.watcher.unwatch(server.id);
-      return { kind: 'failed', failure, reason, final, durationMs };
+      return { kind: 'failed', failure, reason, final, durationMs, askedAgain: false };
     } finally {
       // A server that ignores the close is killed by the transport; the attempt does not wait for it long.
       if (session) await Promise.race([session.close().catch(() => undefined), sleep(3000)]);

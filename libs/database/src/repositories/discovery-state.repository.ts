@@ -230,6 +230,19 @@ export class DiscoveryStateRepository {
     });
   }
 
+  /**
+   * Whether a discovery was asked for after `since` that nothing runs yet: a
+   * request made just after this worker recorded its result, while its job was
+   * still finishing (the queue joined that request to the finishing job).
+   */
+  async askedAgainSince(id: string, since: Date): Promise<boolean> {
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      SELECT id FROM servers
+       WHERE id = ${id}::uuid AND enabled AND status = 'DISCOVERING'
+         AND discovery_lease_owner IS NULL AND discovery_requested_at > ${since}`;
+    return rows.length > 0;
+  }
+
   /** Gives the lease back without a verdict (the job was handed back to the queue). */
   async release(id: string, owner: string): Promise<void> {
     await this.prisma.server.updateMany({ where: { id, discoveryLeaseOwner: owner }, data: { discoveryLeaseOwner: null, discoveryLeaseUntil: null } });
