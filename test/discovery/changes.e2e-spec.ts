@@ -80,6 +80,19 @@ describe.each(backends)('discovery over time (queue on %s)', (backend) => {
     expect(tool?.description).toBe('Forecast, take 4');
   });
 
+  it('moves the watch when the registration changes, and closes it when the server is deleted', async () => {
+    const first = await mutable();
+    const second = await mutable();
+    const { id } = await registerServer(t, { name: 'weather-moving', transport: 'streamable-http', url: first.url }, tenant.key);
+    await settled(t, id);
+    await waitFor('the watch on the first server', async () => first.sessions() === 1);
+    expect((await t.request('PATCH', `/api/v1/servers/${id}`, { key: tenant.key, body: { url: second.url } })).status).toBe(200);
+    await waitFor('the watch to move to the second server', async () => first.sessions() === 0 && second.sessions() === 1);
+    expect((await t.request('DELETE', `/api/v1/servers/${id}`, { key: tenant.key })).status).toBe(204);
+    await t.app.get((await import('@app/discovery')).DiscoveryScheduler).sweep();
+    await waitFor('the watch to close', async () => second.sessions() === 0);
+  });
+
   it('coalesces discoveries asked for while one is queued or running into that one', async () => {
     const fixture = await slowToolsList(1500, 'coalesced');
     fixtures.push(fixture);

@@ -72,6 +72,10 @@ export class DiscoveryScheduler {
       this.watcher.unwatch(id);
       report.disconnected++;
     }
+    // Watches of servers deleted or disabled (possibly through another process) are closed.
+    const watched = this.watcher.watchedIds();
+    const live = await this.state.enabledAmong(watched);
+    for (const id of watched) if (!live.has(id)) this.watcher.unwatch(id);
     const queued = new Set<string>();
     for (const id of await this.state.takeDue(BATCH)) {
       await this.producer.request(id, 'scheduled');

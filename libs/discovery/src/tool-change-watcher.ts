@@ -5,6 +5,7 @@ import { ConnectionTargetResolver, McpConnector, McpFailure, McpFailureCode, Mcp
 import { RUNTIME, Runtime } from '@app/platform';
 import { DiscoveryProducer } from '@app/queue';
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 
 export interface WatchLimits {
   /** Long-lived sessions one worker keeps open at most. */
@@ -26,6 +27,8 @@ export const WATCH_LIMITS = Symbol('WATCH_LIMITS');
 
 interface Watch {
   serverId: string;
+  /** What the session was opened with: a changed registration opens a new one. */
+  fingerprint: string;
   stop: AbortController;
   session?: McpSession;
   openedAt: number;
@@ -67,14 +70,28 @@ export class ToolChangeWatcher implements OnModuleDestroy {
     return this.watches.has(serverId);
   }
 
-  /** Starts watching a server unless it is watched already or the bound is reached. Never throws. */
+  /** The servers watched now. */
+  watchedIds(): string[] {
+    return [...this.watches.keys()];
+  }
+
+  /**
+   * Starts watching a server unless it is watched already (with the same
+   * registration) or the bound is reached. Never throws.
+   */
   watch(server: ServerRecord, credentials: StoredCredentials): void {
-    if (this.stopped || this.watches.has(server.id)) return;
+    if (this.stopped) return;
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([server.transport, server.url, server.command, server.args, server.env, server.headers, credentials]))
+      .digest('hex');
+    const current = this.watches.get(server.id);
+    if (current?.fingerprint === fingerprint) return;
+    if (current) this.drop(current);
     if (this.watches.size >= this.limits.maxSessions) {
       this.runtime.logger.debug({ serverId: server.id, max: this.limits.maxSessions }, 'tool change watch not opened: the bound is reached');
       return;
     }
-    const watch: Watch = { serverId: server.id, stop: new AbortController(), openedAt: Date.now() };
+    const watch: Watch = { serverId: server.id, fingerprint, stop: new AbortController(), openedAt: Date.now() };
     this.watches.set(server.id, watch);
     this.open(watch, server, credentials).catch((err: unknown) => {
       this.runtime.logger.debug({ serverId: server.id, err: (err as Error).message }, 'tool change watch could not be opened');
@@ -120,7 +137,12 @@ export class ToolChangeWatcher implements OnModuleDestroy {
 
   private async requestRediscovery(serverId: string): Promise<void> {
     try {
-      if (await this.state.markRequested(serverId)) await this.producer.request(serverId, 'list-changed');
+      if (!(await this.state.markRequested(serverId))) {
+        // Deleted or disabled since: nothing to watch any more.
+        this.unwatch(serverId);
+        return;
+      }
+      await this.producer.request(serverId, 'list-changed');
       this.runtime.logger.info({ serverId }, 'tool list changed: re-discovery queued');
     } catch (err) {
       // The sweep finds the DISCOVERING server without a job and queues it.

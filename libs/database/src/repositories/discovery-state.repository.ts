@@ -334,6 +334,14 @@ export class DiscoveryStateRepository {
     return n > 0;
   }
 
+  /** Of these server ids, the ones that still exist and are enabled. */
+  async enabledAmong(ids: string[]): Promise<Set<string>> {
+    const valid = ids.filter(isUuid);
+    if (valid.length === 0) return new Set();
+    const rows = await this.prisma.server.findMany({ where: { id: { in: valid }, enabled: true }, select: { id: true } });
+    return new Set(rows.map((r) => r.id));
+  }
+
   /** Disabled servers not yet DISCONNECTED (and not mid-discovery): marks them and returns their ids. */
   async disconnectDisabled(limit: number): Promise<string[]> {
     const rows = await this.prisma.$queryRaw<{ id: string }[]>`
