@@ -12,6 +12,8 @@ import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { createTestDatabase, redisUrl, TestDatabase } from './database';
 
 export interface TestAppOptions {
+  /** Run on the embedded defaults (PGlite, queue in it), as `npm start` with no environment does. */
+  embedded?: boolean;
   /** Run the discovery worker in the same process (default true). */
   worker?: boolean;
   /** Put the queue on Redis when the machine has one (default true); false keeps it in PostgreSQL. */
@@ -54,11 +56,13 @@ export interface TestApp {
  * the embedded defaults where those are absent.
  */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = options.database ?? (await createTestDatabase());
+  const database = options.embedded
+    ? { url: undefined, drop: async () => undefined }
+    : (options.database ?? (await createTestDatabase()));
   const dataDir = mkdtempSync(join(tmpdir(), 'mcpr-test-'));
   const adminKey = 'mcpr_admin_' + randomBytes(18).toString('base64url');
   const queuePrefix = options.queuePrefix ?? 'mcprt' + randomBytes(4).toString('hex');
-  const useRedis = options.redis !== false && redisUrl() !== undefined;
+  const useRedis = !options.embedded && options.redis !== false && redisUrl() !== undefined;
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     PORT: '0',

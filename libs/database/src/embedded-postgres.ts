@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { EmbeddedSocketServer } from './embedded-socket-server';
 
 /** Refused start: another live process owns the embedded database of this DATA_DIR. */
 export class DataDirLockedError extends Error {
@@ -49,7 +49,7 @@ function acquireLock(dataDir: string): string {
 export class EmbeddedPostgres {
   private constructor(
     private readonly db: PGlite,
-    private readonly server: PGLiteSocketServer,
+    private readonly server: EmbeddedSocketServer,
     private readonly lockPath: string,
     readonly url: string,
   ) {}
@@ -61,10 +61,8 @@ export class EmbeddedPostgres {
       const pgdata = join(dataDir, 'pgdata');
       const db = new PGlite({ dataDir: pgdata });
       await db.waitReady;
-      const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 64 });
-      await server.start();
-      const conn = server.getServerConn();
-      const port = Number(conn.slice(conn.lastIndexOf(':') + 1));
+      const server = new EmbeddedSocketServer(db);
+      const port = await server.start('127.0.0.1', 0);
       return new EmbeddedPostgres(db, server, lockPath, `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`);
     } catch (err) {
       if (existsSync(lockPath)) unlinkSync(lockPath);

@@ -1,0 +1,45 @@
+import { everythingStdio } from '../fixtures/reference-servers';
+import { startTestApp, TestApp } from '../support/app';
+
+/**
+ * The embedded default (`npm start` with no environment): PGlite behind one
+ * loopback socket shared by Prisma's pool, the queue and the worker. Many
+ * clients at once must never see each other's protocol state.
+ */
+describe('the embedded default under concurrent load', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ embedded: true, env: { DISCOVERY_CONCURRENCY: '4' } });
+  }, 90_000);
+  afterAll(async () => t?.close());
+
+  it('runs on the embedded database with the queue in it', async () => {
+    const ready = await t.request('GET', '/health/ready', { key: null });
+    expect(ready.body).toMatchObject({ status: 'ok', queueBackend: 'postgres', embeddedDatabase: true });
+  });
+
+  it('answers concurrent writes and reads while discoveries run, with no error, and every server settles', async () => {
+    const writes = Array.from({ length: 12 }, (_, i) =>
+      t.request('POST', '/api/v1/servers', {
+        body: { name: `everything-${i}`, kind: 'MCP_SERVER_KIND_BUILT_IN', transport: 'stdio', ...everythingStdio() },
+      }),
+    );
+    const reads = Array.from({ length: 24 }, () => t.request('GET', '/api/v1/servers?pageSize=100'));
+    const results = await Promise.all([...writes, ...reads]);
+    expect(results.filter((r) => r.status >= 500)).toEqual([]);
+    expect(results.slice(0, 12).map((r) => r.status)).toEqual(Array(12).fill(201));
+
+    const deadline = Date.now() + 60_000;
+    let statuses: string[] = [];
+    while (Date.now() < deadline) {
+      // Reads keep coming while discoveries write: none may fail.
+      const list = await t.request('GET', '/api/v1/servers?pageSize=100&kind=2');
+      expect(list.status).toBe(200);
+      statuses = list.body.servers.map((s: { status: string }) => s.status);
+      if (statuses.length === 12 && statuses.every((s) => s !== 'MCP_SERVER_CONNECTION_STATUS_DISCOVERING')) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(statuses).toEqual(Array(12).fill('MCP_SERVER_CONNECTION_STATUS_CONNECTED'));
+    expect(t.logs()).not.toMatch(/portal .* does not exist|"statusCode":500/);
+  }, 90_000);
+});
