@@ -67,6 +67,34 @@ describe('OutboundPolicy', () => {
       expect(await res.text()).toBe('ok');
     });
 
+    it('sends no credentials to another origin across a redirect, and keeps them on the same origin', async () => {
+      const seen: Record<string, string | undefined>[] = [];
+      const other = createServer((req, res) => {
+        seen.push({ url: req.url, authorization: req.headers.authorization, key: req.headers['x-api-key'] as string | undefined });
+        res.end('ok');
+      });
+      await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+      const otherPort = (other.address() as AddressInfo).port;
+      const hop = createServer((req, res) => {
+        res.writeHead(307, { location: `http://localhost:${otherPort}/cross` });
+        res.end();
+      });
+      await new Promise<void>((r) => hop.listen(0, '127.0.0.1', r));
+      const hopPort = (hop.address() as AddressInfo).port;
+      try {
+        const f = new OutboundPolicy(['127.0.0.1', 'localhost']).createFetch();
+        const headers = { authorization: 'Bearer secret-token', 'x-api-key': 'secret-key', accept: 'application/json' };
+        await f(`http://127.0.0.1:${hopPort}/cross`, { method: 'POST', headers, body: '{}' });
+        expect(seen.pop()).toEqual({ url: '/cross', authorization: undefined, key: undefined });
+        // Without a redirect the credentials reach the server they were given for.
+        await f(`http://127.0.0.1:${otherPort}/direct`, { headers });
+        expect(seen.pop()).toEqual({ url: '/direct', authorization: 'Bearer secret-token', key: 'secret-key' });
+      } finally {
+        await new Promise((r) => hop.close(r));
+        await new Promise((r) => other.close(r));
+      }
+    });
+
     it('refuses a redirect to a metadata or private address', async () => {
       const f = new OutboundPolicy(['127.0.0.1']).createFetch();
       await expect(f(`http://127.0.0.1:${port}/to-metadata`)).rejects.toThrow(OutboundBlockedError);

@@ -59,6 +59,17 @@ function classify(address: string): string | undefined {
     return undefined;
 }
 
+/** Headers that say how to speak, not who is speaking: the only ones kept across origins. */
+const CROSS_ORIGIN_SAFE_HEADERS = new Set(['accept', 'content-type', 'mcp-protocol-version', 'user-agent', 'last-event-id']);
+
+function safeHeaders(headers: HeadersInit | undefined): Record<string, string> {
+  const kept: Record<string, string> = {};
+  new Headers(headers).forEach((value, name) => {
+    if (CROSS_ORIGIN_SAFE_HEADERS.has(name.toLowerCase())) kept[name] = value;
+  });
+  return kept;
+}
+
 function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
 }
@@ -182,6 +193,8 @@ export class OutboundPolicy {
           if (hop >= maxRedirects) throw new OutboundBlockedError(`more than ${maxRedirects} redirects`);
           const next = new URL(location, url);
           await res.body?.cancel().catch(() => undefined);
+          // Credentials are for the server they were given for: a hop to another origin carries none of them.
+          if (next.origin !== new URL(url).origin) currentInit = { ...currentInit, headers: safeHeaders(currentInit?.headers) };
           // 303, and 301/302 after POST, turn into GET as browsers do; 307/308 keep method and body.
           if (res.status === 303 || ((res.status === 301 || res.status === 302) && currentInit?.method === 'POST')) {
             currentInit = { ...currentInit, method: 'GET', body: undefined };
