@@ -62,7 +62,7 @@ function classify(address: string): string | undefined {
 /** Headers that say how to speak, not who is speaking: the only ones kept across origins. */
 const CROSS_ORIGIN_SAFE_HEADERS = new Set(['accept', 'content-type', 'mcp-protocol-version', 'user-agent', 'last-event-id']);
 
-function safeHeaders(headers: HeadersInit | undefined): Record<string, string> {
+function safeHeaders(headers: RequestInit['headers']): Record<string, string> {
   const kept: Record<string, string> = {};
   new Headers(headers).forEach((value, name) => {
     if (CROSS_ORIGIN_SAFE_HEADERS.has(name.toLowerCase())) kept[name] = value;
