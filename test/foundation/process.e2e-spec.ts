@@ -48,6 +48,17 @@ function connect(port: number): Promise<net.Socket> {
   });
 }
 
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 const pidAlive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -229,7 +240,11 @@ describe('the api and worker roles as separate processes', () => {
         SHUTDOWN_TIMEOUT_MS: '5000',
       };
       const api = startProcess('npm', ['run', 'start:api'], { ...env, LOG_LEVEL: 'debug' });
-      const workers = [startProcess('npm', ['run', 'start:worker'], env), startProcess('npm', ['run', 'start:worker'], env)];
+      const metricsPort = await freePort();
+      const workers = [
+        startProcess('npm', ['run', 'start:worker'], { ...env, WORKER_METRICS_PORT: String(metricsPort) }),
+        startProcess('npm', ['run', 'start:worker'], env),
+      ];
 
       const url = await listeningUrl(api, 45_000);
       expect(api.stderr()).toContain('Worker:    not in this process');
@@ -242,6 +257,13 @@ describe('the api and worker roles as separate processes', () => {
         workers.map(async (w) => Number((await w.waitFor(/"pid":(\d+)[^\n]*"msg":"worker ready"/, 45_000))[1])),
       );
       const apiPid = Number((await api.waitFor(/"pid":(\d+)[^\n]*"msg":"registry ready"/))[1]);
+      // A worker given WORKER_METRICS_PORT serves its own discovery metrics.
+      const workerMetrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(workerMetrics.status).toBe(200);
+      const exposition = await workerMetrics.text();
+      expect(exposition).toContain('# TYPE mcpr_discoveries_total counter');
+      expect(exposition).toContain('# TYPE mcpr_discovery_duration_seconds histogram');
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/health/live`)).status).toBe(200);
 
       // Three processes on one empty database: the migrations ran once.
       const ledger = await withClient(db.url, async (c) =>

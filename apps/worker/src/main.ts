@@ -2,6 +2,7 @@ import { loadConfig } from '@app/config';
 import { failStartup, handleShutdownSignals, PlatformModule, startRuntime } from '@app/platform';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { startWorkerMetricsServer } from './metrics-server';
 import { WorkerModule } from './worker.module';
 
 /** A discovery worker process: no HTTP; run as many as the queue needs. */
@@ -12,9 +13,17 @@ async function main(): Promise<void> {
   class WorkerRootModule {}
   const app = await NestFactory.createApplicationContext(WorkerRootModule, { logger: ['error', 'warn'] });
   await app.init();
-  runtime.logger.info({ queue: runtime.queue.kind, concurrency: config.discovery.concurrency }, 'worker ready');
+  const metricsServer =
+    config.workerMetricsPort !== undefined
+      ? await startWorkerMetricsServer(runtime.metrics, config.host, config.workerMetricsPort)
+      : undefined;
+  runtime.logger.info(
+    { queue: runtime.queue.kind, concurrency: config.discovery.concurrency, metricsPort: config.workerMetricsPort },
+    'worker ready',
+  );
   handleShutdownSignals(
     async () => {
+      await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
       await app.close();
       await runtime.close();
     },

@@ -92,6 +92,8 @@ export const envSchema = z.object({
   CALL_MAX_TIMEOUT_MS: int(100, 3_600_000).optional(),
   RATE_LIMIT_PER_MINUTE: int(0, 1_000_000).optional(),
   CORS_ORIGINS: z.string().optional(),
+  /** A worker process serves /metrics and /health/live on this port (unset: no HTTP). */
+  WORKER_METRICS_PORT: int(1, 65535).optional(),
   /** Host names (besides the loopback ones) that requests to /mcp may name in their Host header. */
   ALLOWED_HOSTS: z
     .string()

@@ -49,6 +49,7 @@ export interface AppConfig {
   queuePrefix: string;
   call: { timeoutMs: number; maxTimeoutMs: number; rateLimitPerMinute: number };
   corsOrigins: string[];
+  workerMetricsPort?: number;
   /** Host names /mcp accepts in the Host header besides the loopback ones (DNS rebinding protection). */
   allowedHosts: string[];
 }
@@ -197,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE ?? 600,
     },
     corsOrigins: list(e.CORS_ORIGINS),
+    workerMetricsPort: e.WORKER_METRICS_PORT,
     allowedHosts: list(e.ALLOWED_HOSTS).map((h) => h.toLowerCase()),
   };
 }
