@@ -4,6 +4,7 @@
 // Starts everything it measures itself: fixture MCP servers in a process of their own, the platform as
 // real processes (api + workers on this machine's PostgreSQL and Redis when they answer, and the embedded
 // default), load generators in processes of their own. Prints one table and writes bench/results.json.
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -19,6 +20,17 @@ const { SeededPlatform } = require('./sections/seeded-platform');
 
 const SECTIONS = ['discovery', 'read', 'search', 'call', 'memory'];
 const RESULTS = path.join(__dirname, 'results.json');
+
+/** Which code was measured: the commit, and the platform's files that differed from it in the working tree. */
+function sourceTree() {
+  const git = (...args) => execFileSync('git', args, { cwd: platform.ROOT, encoding: 'utf8' }).trim();
+  try {
+    const changed = git('status', '--porcelain', '--', 'apps', 'libs', 'prisma').split('\n').filter(Boolean).map((l) => l.slice(3));
+    return { commit: git('rev-parse', 'HEAD'), uncommitted: changed };
+  } catch {
+    return { commit: null, uncommitted: [] };
+  }
+}
 
 function parseArgs(argv) {
   const opts = { quick: false, only: new Set(SECTIONS), build: true, keepLogs: false, profile: false };
@@ -70,6 +82,7 @@ async function main(argv) {
     date: new Date().toISOString(),
     command: `npm run bench${argv.length ? ' -- ' + argv.join(' ') : ''}`,
     quick: opts.quick,
+    source: sourceTree(),
     mode: null,
     figures: {},
     targets: [],
