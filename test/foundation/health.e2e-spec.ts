@@ -13,7 +13,7 @@ describe('health, docs and errors', () => {
     expect(live.status).toBe(200);
     const ready = await t.request('GET', '/health/ready', { key: null });
     expect(ready.status).toBe(200);
-    expect(ready.body.checks).toEqual({ database: 'up', queue: 'up' });
+    expect(ready.body.checks).toEqual({ database: 'up', queue: 'up', toolCatalog: 'loaded' });
     expect(ready.body.queueBackend).toBe(redisUrl() ? 'redis' : 'postgres');
   });
 

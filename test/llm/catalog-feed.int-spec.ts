@@ -1,4 +1,4 @@
-import { CatalogRepository, createPrismaClient, migrate, PrismaClient } from '@app/database';
+import { CatalogRepository, CatalogToolRow, createPrismaClient, migrate, PrismaClient } from '@app/database';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { createEmptyDatabase, ScratchDatabase } from '../foundation/scratch-database';
@@ -54,7 +54,7 @@ describe('the catalog change feed', () => {
     return { ids: [...new Set(r.changes.map((c) => c.serverId))], xmin: r.xmin };
   }
 
-  it('loads live servers with their tools as whole definitions, nulls inside schemas kept', async () => {
+  it('loads live servers with their tools page by page, and whole definitions on demand, nulls inside schemas kept', async () => {
     const live = await addServer();
     await replaceTools(live, ['alpha', 'beta']);
     const rediscovering = await addServer('DISCOVERING', true);
@@ -63,18 +63,38 @@ describe('the catalog change feed', () => {
     await replaceTools(failed, ['delta']);
     const fresh = await addServer('DISCOVERING', false);
 
-    const snap = await catalog.loadAll();
-    const ids = snap.servers.map((s) => s.id);
-    expect(ids).toEqual(expect.arrayContaining([live, rediscovering]));
-    expect(ids).not.toContain(failed);
-    expect(ids).not.toContain(fresh);
-    const alpha = snap.tools.find((t) => t.serverId === live && t.toolName === 'alpha')!;
-    expect(JSON.parse(alpha.definition)).toEqual({
-      name: 'alpha',
-      description: 'The alpha tool',
+    const servers: string[] = [];
+    const tools: CatalogToolRow[] = [];
+    for (let after: string | null = null; ; ) {
+      const page = await catalog.loadPage(after, 1);
+      if (page.servers.length === 0) break;
+      expect(page.servers).toHaveLength(1);
+      servers.push(page.servers[0].id);
+      tools.push(...page.tools);
+      after = page.servers[0].id;
+    }
+    expect(servers).toEqual([live, rediscovering].sort());
+    expect(servers).not.toContain(failed);
+    expect(servers).not.toContain(fresh);
+    const alpha = tools.find((t) => t.serverId === live && t.toolName === 'alpha')!;
+    expect(alpha).toMatchObject({ title: null, description: 'The alpha tool', annotationsTitle: null });
+    expect(alpha.inputSchema).toEqual({ type: 'object', properties: { q: { type: 'string', default: null } } });
+    const fetched = await catalog.definitions([
+      { serverId: live, toolName: 'beta' },
+      { serverId: live, toolName: 'no-such-tool' },
+      { serverId: 'not-a-uuid', toolName: 'alpha' },
+    ]);
+    expect(fetched.map((t) => t.toolName)).toEqual(['beta']);
+    expect(JSON.parse(fetched[0].definition)).toEqual({
+      name: 'beta',
+      description: 'The beta tool',
       inputSchema: { type: 'object', properties: { q: { type: 'string', default: null } } },
     });
-    expect(snap.tools.filter((t) => t.serverId === failed)).toEqual([]);
+
+    // The tools' fingerprint follows their stored hashes.
+    const before = (await catalog.loadServers([live])).servers[0].toolsHash;
+    await sql.query(`UPDATE tools SET hash = 'h2' WHERE server_id = $1 AND name = 'beta'`, [live]);
+    expect((await catalog.loadServers([live])).servers[0].toolsHash).not.toBe(before);
   });
 
   it('reports tool replacements, deletes and status changes, but not discovery bookkeeping', async () => {

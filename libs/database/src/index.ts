@@ -26,7 +26,7 @@ export {
   CatalogRepository,
   CatalogServerRow,
   CatalogToolRow,
-  CatalogSnapshot,
+  CatalogDefinitionRow,
   CatalogChangeRow,
   CatalogChanges,
 } from './repositories/catalog.repository';

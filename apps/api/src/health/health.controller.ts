@@ -18,7 +18,7 @@ export class HealthController {
   }
 
   @Get(['health/ready', 'api/v1/health/ready'])
-  @ApiOperation({ summary: 'Readiness: the database and the job queue answer' })
+  @ApiOperation({ summary: 'Readiness: the database and the job queue answer, and the tool catalog is loaded' })
   @ApiOkResponse({ type: ReadinessDto })
   @ApiServiceUnavailableResponse({ type: ReadinessDto, description: 'A dependency is down' })
   async ready(@Res({ passthrough: true }) res: Response): Promise<ReadinessDto> {

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class LivenessDto {
   @ApiProperty({ description: 'Always "ok" while the process serves requests', example: 'ok' })
@@ -11,6 +11,13 @@ export class ReadinessChecksDto {
 
   @ApiProperty({ description: 'The job queue answers', example: 'up', enum: ['up', 'down'] })
   queue!: string;
+
+  @ApiPropertyOptional({
+    description: 'The tool catalog (what search and calls use) has been loaded since the process started',
+    example: 'loaded',
+    enum: ['loaded', 'loading'],
+  })
+  toolCatalog?: string;
 }
 
 export class ReadinessDto {

@@ -1,57 +1,42 @@
-import { ToolDefinition } from '@app/domain';
+import type { CatalogToolRow } from '@app/database';
 import type { ToolDocument } from '@app/search';
 
 /**
- * One tool in the catalog: what the search index reads and scopes by, with the whole definition kept as the
- * JSON text PostgreSQL returned. Holding text rather than parsed schemas keeps 100,000 tools in tens of
- * megabytes; a definition is parsed when it is indexed and when it is handed out in a result.
+ * One tool in the catalog: what the search index scopes and ranks by, and no more. The definition itself
+ * (schemas, descriptions: a kilobyte or two per tool, 150 MB at 100,000 tools) stays in PostgreSQL; it is
+ * read while the tool is indexed and fetched again for the tools a search returns.
  */
 export class CatalogTool implements ToolDocument {
-  /** Set only while the index analyses the tool (see analyse()), so that the definition is parsed once. */
-  private parsed?: ToolDefinition;
-
   constructor(
     readonly serverId: string,
     readonly serverName: string,
     readonly serverKind: string,
     readonly tenantId: string | null,
     readonly toolName: string,
-    /** The definition as JSON text. */
-    readonly json: string,
   ) {}
+}
 
-  /** A fresh copy of the definition: callers may change it freely. */
-  definition(): ToolDefinition {
-    return JSON.parse(this.json) as ToolDefinition;
-  }
+/** What the index analyses: the tool with its whole definition, kept by the index only as `tool` (see retainTool). */
+export interface AnalysedTool extends ToolDocument {
+  readonly tool: CatalogTool;
+}
 
-  private current(): ToolDefinition {
-    return this.parsed ?? this.definition();
-  }
+export function analysedTool(tool: CatalogTool, row: CatalogToolRow): AnalysedTool {
+  return {
+    tool,
+    serverId: tool.serverId,
+    serverName: tool.serverName,
+    serverKind: tool.serverKind,
+    tenantId: tool.tenantId,
+    toolName: tool.toolName,
+    title: row.title ?? undefined,
+    description: row.description ?? undefined,
+    inputSchema: row.inputSchema ?? undefined,
+    annotations: row.annotationsTitle === null ? undefined : { title: row.annotationsTitle },
+  };
+}
 
-  get title(): string | undefined {
-    return this.current().title;
-  }
-
-  get description(): string | undefined {
-    return this.current().description;
-  }
-
-  get inputSchema(): unknown {
-    return this.current().inputSchema;
-  }
-
-  get annotations(): ({ readonly title?: string } & Readonly<Record<string, unknown>>) | undefined {
-    return this.current().annotations as ({ title?: string } & Record<string, unknown>) | undefined;
-  }
-
-  /** Runs `index` with each tool's definition parsed once, and lets the parsed copies go afterwards. */
-  static analyse<T>(tools: readonly CatalogTool[], index: () => T): T {
-    for (const t of tools) t.parsed = JSON.parse(t.json) as ToolDefinition;
-    try {
-      return index();
-    } finally {
-      for (const t of tools) t.parsed = undefined;
-    }
-  }
+/** The index's `retain`: it keeps the catalog's own small object, not the definition it analysed. */
+export function retainTool(doc: ToolDocument): ToolDocument {
+  return (doc as AnalysedTool).tool;
 }

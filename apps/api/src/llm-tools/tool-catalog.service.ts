@@ -1,9 +1,10 @@
 import { CatalogRepository, CatalogServerRow, CatalogToolRow } from '@app/database';
-import { InvalidInputError, isAdmin, parseKind, Principal, ServerKind } from '@app/domain';
+import { InvalidInputError, isAdmin, parseKind, Principal, ServerKind, ToolDefinition } from '@app/domain';
 import type { SearchToolsInput, SearchToolsResult } from '@app/registry';
 import { ToolSearchIndex } from '@app/search';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { CatalogTool } from './catalog-tool';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { AnalysedTool, analysedTool, CatalogTool, retainTool } from './catalog-tool';
 
 /** A server whose tools are searchable and callable now. */
 export interface CatalogServer {
@@ -12,21 +13,15 @@ export interface CatalogServer {
   readonly kind: ServerKind;
   readonly tenantId: string | null;
   /**
-   * Changes every time the server is reloaded (its tools, its connection or its credentials changed), so that
-   * pooled sessions keyed by it are never used for a server as it was before the change.
+   * Changes every time the server is reloaded with something changed (its tools, its connection or its
+   * credentials), so that pooled sessions and cached definitions keyed by it never outlive the change.
    */
   readonly generation: number;
   /** Fingerprint of how the server is reached (address, headers, credentials). */
   readonly connection: string;
+  /** Fingerprint of its tool definitions. */
+  readonly toolsHash: string;
   readonly tools: ReadonlyMap<string, CatalogTool>;
-}
-
-/** Whether a reload found the server as it was: then its entry, index slots and pooled sessions stay. */
-function unchanged(a: CatalogServer, b: CatalogServer): boolean {
-  if (a.name !== b.name || a.kind !== b.kind || a.tenantId !== b.tenantId || a.connection !== b.connection || a.tools.size !== b.tools.size) return false;
-  const ta = [...a.tools.values()];
-  const tb = [...b.tools.values()];
-  return ta.every((t, i) => t.toolName === tb[i].toolName && t.json === tb[i].json);
 }
 
 /** How often each replica reads the change feed: a tool discovered anywhere is searchable here within about this. */
@@ -35,19 +30,32 @@ export const CATALOG_POLL_MS = 1000;
 const CHANGE_RETENTION_MS = 60 * 60_000;
 const FULL_RELOAD_AFTER_MS = CHANGE_RETENTION_MS / 2;
 const PRUNE_EVERY_MS = 60_000;
-const RELOAD_BATCH = 500;
+/** Servers read per query, at start and when many changed at once: bounds what a load holds at a time. */
+const PAGE_SERVERS = 100;
+/** How long the start waits for the catalog before listening anyway. */
+const START_WAIT_MS = 1000;
+/** Definitions of recently returned tools kept at hand, as JSON text. */
+const DEFINITION_CACHE = 5000;
+
+/** Whether a reload found the server as it was: then its entry, index slots and pooled sessions stay. */
+function unchanged(a: CatalogServer, b: CatalogServer): boolean {
+  return a.name === b.name && a.kind === b.kind && a.tenantId === b.tenantId && a.connection === b.connection && a.toolsHash === b.toolsHash;
+}
 
 /**
- * The tools every replica can search and call, in memory: loaded from PostgreSQL at start in one pass, then
- * kept fresh by polling the catalog change feed (appended by triggers in the writers' own transactions) about
- * once a second, reloading only the servers that changed. A server's tools are here while it is enabled and
- * its last discovery succeeded (CONNECTED, or DISCOVERING again after a success, so that a periodic
- * re-discovery does not hide them); servers in ERROR or disabled are left out.
+ * The tools every replica can search and call, in memory: loaded from PostgreSQL at start page by page
+ * (without holding up the start: searches and calls wait for it), then kept fresh by polling the catalog
+ * change feed (appended by triggers in the writers' own transactions) about once a second, reloading only
+ * the servers that changed. The index keeps each tool's identity only; the definitions of the tools a search
+ * returns are read back from PostgreSQL (and the most recent kept at hand), so 100,000 tools cost tens of
+ * megabytes. A server's tools are here while it is enabled and its last discovery succeeded (CONNECTED, or
+ * DISCOVERING again after a success, so that a periodic re-discovery does not hide them); servers in ERROR
+ * or disabled are left out.
  */
 @Injectable()
 export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(ToolCatalogService.name);
-  private index = new ToolSearchIndex();
+  private index = ToolCatalogService.newIndex();
   private servers = new Map<string, CatalogServer>();
   private generation = 0;
   private xmin = 0n;
@@ -60,12 +68,29 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
   /** Reloads run one at a time, so that an older read never overwrites a newer one. */
   private chain: Promise<unknown> = Promise.resolve();
   private readonly listeners: ((serverId: string) => void)[] = [];
+  private readonly definitionCache = new Map<string, string>();
+  /** Settles when the start-up load has finished. */
+  private loaded: Promise<void> = Promise.resolve();
+  /** Whether a whole load has succeeded (readiness). */
+  private complete = false;
 
   constructor(private readonly repository: CatalogRepository) {}
 
+  private static newIndex(): ToolSearchIndex {
+    return new ToolSearchIndex({ retain: retainTool });
+  }
+
   async onApplicationBootstrap(): Promise<void> {
-    await this.serialized(() => this.loadAll());
-    this.schedule();
+    this.loaded = this.serialized(() => this.loadAll()).catch((err: Error) => {
+      this.logger.error({ err: err.message }, 'the tool catalog could not be loaded; the change feed poller will try again');
+      this.lastPollAt = 1; // forces a full reload on the next poll
+    });
+    void this.loaded.then(() => this.schedule());
+    // A small catalog is loaded before the process starts listening; a large one goes on in the background
+    // (readiness says when it is done, and searches and calls wait for it).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.loaded, new Promise<void>((r) => (timer = setTimeout(r, START_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   onModuleDestroy(): void {
@@ -73,7 +98,17 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
     if (this.timer) clearTimeout(this.timer);
   }
 
-  /** Calls `listener` with the id of each server reloaded or removed (to drop pooled sessions). */
+  /** Resolves once the start-up load is done (at once afterwards). */
+  ready(): Promise<void> {
+    return this.loaded;
+  }
+
+  /** Whether the catalog holds every tool: the process is not ready for traffic before. */
+  isLoaded(): boolean {
+    return this.complete;
+  }
+
+  /** Calls `listener` with the id of each server reloaded with changes, or removed (to drop pooled sessions). */
   onServerChanged(listener: (serverId: string) => void): void {
     this.listeners.push(listener);
   }
@@ -82,25 +117,28 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
     return { servers: this.servers.size, tools: this.index.size };
   }
 
-  /** The best tools for a task among those the caller may see. */
-  search(principal: Principal, input: SearchToolsInput): SearchToolsResult {
+  /** The best tools for a task among those the caller may see, with their definitions ready for a model. */
+  async search(principal: Principal, input: SearchToolsInput): Promise<SearchToolsResult> {
     const kinds = input.kinds?.map((k) => {
       const kind = parseKind(k);
       if (!kind) throw new InvalidInputError(`kinds: ${String(k)} is not a server kind`, [{ field: 'kinds', message: 'must be server kinds' }]);
       return kind;
     });
+    await this.loaded;
     const hits = this.index.search(input.query, {
       limit: input.limit ?? 10,
       kinds,
       serverIds: input.serverIds,
       visible: isAdmin(principal) ? () => true : { tenantId: principal.tenantId },
     });
-    return {
-      results: hits.map((h) => {
-        const tool = h.doc as CatalogTool;
-        return { serverId: tool.serverId, serverName: tool.serverName, tool: tool.definition(), score: h.score };
-      }),
-    };
+    const definitions = await this.definitionsOf(hits.map((h) => h.doc as CatalogTool));
+    const results: SearchToolsResult['results'] = [];
+    hits.forEach((h, i) => {
+      const tool = definitions[i];
+      // A tool removed since the index last heard of it is left out; the feed will catch up within a second.
+      if (tool) results.push({ serverId: h.doc.serverId, serverName: h.doc.serverName, tool, score: h.score });
+    });
+    return { results };
   }
 
   /** A live server the caller may see, or undefined. */
@@ -154,30 +192,67 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
     return run;
   }
 
+  /** The definitions of some tools, from the cache or PostgreSQL, in their order (undefined for a tool gone). */
+  private async definitionsOf(tools: CatalogTool[]): Promise<(ToolDefinition | undefined)[]> {
+    const keys = tools.map((t) => `${t.serverId}\u0000${this.servers.get(t.serverId)?.generation ?? 0}\u0000${t.toolName}`);
+    const texts: (string | undefined)[] = keys.map((k) => this.definitionCache.get(k));
+    const missing = tools.filter((_, i) => texts[i] === undefined);
+    if (missing.length > 0) {
+      const rows = await this.repository.definitions(missing.map((t) => ({ serverId: t.serverId, toolName: t.toolName })));
+      const byKey = new Map(rows.map((r) => [`${r.serverId}\u0000${r.toolName}`, r.definition]));
+      tools.forEach((t, i) => {
+        if (texts[i] !== undefined) return;
+        texts[i] = byKey.get(`${t.serverId}\u0000${t.toolName}`);
+        if (texts[i] !== undefined) this.remember(keys[i], texts[i]);
+      });
+    }
+    return texts.map((text) => (text === undefined ? undefined : (JSON.parse(text) as ToolDefinition)));
+  }
+
+  private remember(key: string, text: string): void {
+    this.definitionCache.delete(key);
+    this.definitionCache.set(key, text);
+    if (this.definitionCache.size > DEFINITION_CACHE) this.definitionCache.delete(this.definitionCache.keys().next().value as string);
+  }
+
   private async loadAll(): Promise<void> {
     const started = Date.now();
-    const snapshot = await this.repository.loadAll();
-    const index = new ToolSearchIndex();
+    // Taken before the first page: whatever changes while the pages are read is reported by the feed after it.
+    const xmin = await this.repository.currentXmin();
+    const index = ToolCatalogService.newIndex();
     const servers = new Map<string, CatalogServer>();
-    const byServer = groupTools(snapshot.tools);
-    for (const row of snapshot.servers) {
-      const entry = this.entryOf(row, byServer.get(row.id) ?? []);
-      servers.set(row.id, entry);
-      CatalogTool.analyse([...entry.tools.values()], () => index.upsertServerTools(row.id, [...entry.tools.values()]));
+    // The next page is read while this one is indexed.
+    let next = this.repository.loadPage(null, PAGE_SERVERS);
+    for (;;) {
+      const page = await next;
+      if (page.servers.length === 0) break;
+      next = this.repository.loadPage(page.servers[page.servers.length - 1].id, PAGE_SERVERS);
+      // A failure of the read ahead surfaces when it is awaited, not as an unhandled rejection meanwhile.
+      next.catch(() => undefined);
+      const byServer = groupTools(page.tools);
+      for (const row of page.servers) {
+        const { entry, analysed } = this.entryOf(row, byServer.get(row.id) ?? []);
+        servers.set(row.id, entry);
+        index.upsertServerTools(row.id, analysed);
+      }
+      // Searches and calls keep being answered (they wait for the load, the rest of the API does not).
+      await yieldToEventLoop();
     }
     const previous = this.servers;
     this.index = index;
     this.servers = servers;
-    this.xmin = snapshot.xmin;
+    this.xmin = xmin;
     this.seen = new Set();
     this.lastPollAt = Date.now();
+    this.definitionCache.clear();
+    this.complete = true;
     for (const id of previous.keys()) this.notify(id);
     this.logger.log({ servers: servers.size, tools: index.size, ms: Date.now() - started }, 'tool catalog loaded');
   }
 
   private async reload(ids: string[]): Promise<void> {
-    for (let i = 0; i < ids.length; i += RELOAD_BATCH) {
-      const batch = ids.slice(i, i + RELOAD_BATCH);
+    for (let i = 0; i < ids.length; i += PAGE_SERVERS) {
+      const batch = ids.slice(i, i + PAGE_SERVERS);
       const { servers, tools } = await this.repository.loadServers(batch);
       const rows = new Map(servers.map((s) => [s.id, s]));
       const byServer = groupTools(tools);
@@ -185,11 +260,10 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
         const row = rows.get(id);
         const before = this.servers.get(id);
         if (row?.live) {
-          const entry = this.entryOf(row, byServer.get(id) ?? []);
+          const { entry, analysed } = this.entryOf(row, byServer.get(id) ?? []);
           // A re-discovery that found everything as it was changes nothing here (nor the sessions open on it).
           if (before && unchanged(before, entry)) continue;
-          const docs = [...entry.tools.values()];
-          CatalogTool.analyse(docs, () => this.index.upsertServerTools(id, docs));
+          this.index.upsertServerTools(id, analysed);
           this.servers.set(id, entry);
         } else {
           if (!before) continue;
@@ -201,10 +275,25 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
     }
   }
 
-  private entryOf(row: CatalogServerRow, tools: CatalogToolRow[]): CatalogServer {
+  private entryOf(row: CatalogServerRow, tools: CatalogToolRow[]): { entry: CatalogServer; analysed: AnalysedTool[] } {
     const map = new Map<string, CatalogTool>();
-    for (const t of tools) map.set(t.toolName, new CatalogTool(row.id, row.name, row.kind, row.tenantId, t.toolName, t.definition));
-    return { id: row.id, name: row.name, kind: row.kind, tenantId: row.tenantId, generation: ++this.generation, connection: row.connection, tools: map };
+    const analysed: AnalysedTool[] = [];
+    for (const t of tools) {
+      const tool = new CatalogTool(row.id, row.name, row.kind, row.tenantId, t.toolName);
+      map.set(t.toolName, tool);
+      analysed.push(analysedTool(tool, t));
+    }
+    const entry: CatalogServer = {
+      id: row.id,
+      name: row.name,
+      kind: row.kind,
+      tenantId: row.tenantId,
+      generation: ++this.generation,
+      connection: row.connection,
+      toolsHash: row.toolsHash,
+      tools: map,
+    };
+    return { entry, analysed };
   }
 
   private notify(serverId: string): void {

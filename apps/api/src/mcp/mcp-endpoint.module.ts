@@ -1,7 +1,9 @@
 import { InProcessServers, McpModule } from '@app/mcp';
 import { RegistryServerModule } from '@app/registry';
 import { Global, Module } from '@nestjs/common';
+import { TOOL_CATALOG_READINESS } from '../health/health.service';
 import { LlmToolsModule } from '../llm-tools/llm-tools.module';
+import { ToolCatalogService } from '../llm-tools/tool-catalog.service';
 import { INTERNAL_SERVER_CATALOG } from '../servers/platform-servers.service';
 import { McpController } from './mcp.controller';
 import { McpEndpointService } from './mcp-endpoint.service';
@@ -9,12 +11,17 @@ import { McpEndpointService } from './mcp-endpoint.service';
 /**
  * The /mcp endpoint, and the registry's own MCP server registered in-process, so that the start-up
  * registration of platform servers (INTERNAL_SERVER_CATALOG, global for it) records it as the INTERNAL server.
+ * Readiness waits for the tool catalog (TOOL_CATALOG_READINESS, global for the health module).
  */
 @Global()
 @Module({
   imports: [McpModule, RegistryServerModule, LlmToolsModule],
   controllers: [McpController],
-  providers: [McpEndpointService, { provide: INTERNAL_SERVER_CATALOG, useExisting: InProcessServers }],
-  exports: [INTERNAL_SERVER_CATALOG],
+  providers: [
+    McpEndpointService,
+    { provide: INTERNAL_SERVER_CATALOG, useExisting: InProcessServers },
+    { provide: TOOL_CATALOG_READINESS, useExisting: ToolCatalogService },
+  ],
+  exports: [INTERNAL_SERVER_CATALOG, TOOL_CATALOG_READINESS],
 })
 export class McpEndpointModule {}

@@ -4,11 +4,20 @@ import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { isUuid } from '../page';
 import { PRISMA } from '../tokens';
 
-/** One tool of a live server, as the tool catalog holds it: the definition kept as its JSON text. */
+/** One tool, as the catalog indexes it: what a search ranks by (the index reads it once and keeps the identity). */
 export interface CatalogToolRow {
   serverId: string;
   toolName: string;
-  /** The whole ToolDefinition (name, title, description, inputSchema, outputSchema, annotations) as JSON. */
+  title: string | null;
+  description: string | null;
+  inputSchema: Record<string, unknown> | null;
+  annotationsTitle: string | null;
+}
+
+/** One tool's whole definition (name, title, description, inputSchema, outputSchema, annotations) as JSON text. */
+export interface CatalogDefinitionRow {
+  serverId: string;
+  toolName: string;
   definition: string;
 }
 
@@ -24,13 +33,8 @@ export interface CatalogServerRow {
   live: boolean;
   /** Changes whenever how the server is reached changes (address, command, headers, credentials): pooled sessions must not outlive it. */
   connection: string;
-}
-
-export interface CatalogSnapshot {
-  servers: CatalogServerRow[];
-  tools: CatalogToolRow[];
-  /** The reader's lower bound for the next changesSince(): every change from an older transaction is included. */
-  xmin: bigint;
+  /** Changes whenever one of its tools changes (from the hashes discovery stores with each tool). */
+  toolsHash: string;
 }
 
 export interface CatalogChangeRow {
@@ -53,6 +57,11 @@ const LIVE = Prisma.sql`s.enabled AND (s.status = 'CONNECTED' OR (s.status = 'DI
 const CONNECTION = Prisma.sql`md5(json_build_array(s.transport, s.url, s.command, s.args, s.env, s.headers,
   s.credentials_cipher, s.credentials_env, s.app_slug, s.account_id)::text)`;
 
+const TOOLS_HASH = Prisma.sql`(SELECT md5(coalesce(string_agg(t.name || ':' || t.hash, ',' ORDER BY t.position, t.name), ''))
+   FROM tools t WHERE t.server_id = s.id)`;
+
+const SERVER_COLUMNS = Prisma.sql`s.id, s.name, s.kind, s.tenant_id, s.status, s.enabled, ${CONNECTION} AS connection, ${TOOLS_HASH} AS tools_hash`;
+
 const TOOL_JSON = Prisma.sql`(
   jsonb_build_object('name', t.name, 'inputSchema', t.input_schema)
   || CASE WHEN t.title IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('title', t.title) END
@@ -70,20 +79,39 @@ interface RawServer {
   enabled: boolean;
   live: boolean;
   connection: string;
+  tools_hash: string;
 }
 
 interface RawTool {
   server_id: string;
   tool_name: string;
+  title: string | null;
+  description: string | null;
+  input_schema: Record<string, unknown> | null;
+  annotations_title: string | null;
+}
+
+interface RawDefinition {
+  server_id: string;
+  tool_name: string;
   definition: string;
 }
 
+const TOOL_COLUMNS = Prisma.sql`t.server_id, t.name AS tool_name, t.title, t.description, t.input_schema, t.annotations->>'title' AS annotations_title`;
+
 function toServer(r: RawServer): CatalogServerRow {
-  return { id: r.id, name: r.name, kind: r.kind, tenantId: r.tenant_id, status: r.status, enabled: r.enabled, live: r.live, connection: r.connection };
+  return { id: r.id, name: r.name, kind: r.kind, tenantId: r.tenant_id, status: r.status, enabled: r.enabled, live: r.live, connection: r.connection, toolsHash: r.tools_hash };
 }
 
 function toTool(r: RawTool): CatalogToolRow {
-  return { serverId: r.server_id, toolName: r.tool_name, definition: r.definition };
+  return {
+    serverId: r.server_id,
+    toolName: r.tool_name,
+    title: r.title,
+    description: r.description,
+    inputSchema: r.input_schema,
+    annotationsTitle: r.annotations_title,
+  };
 }
 
 /**
@@ -101,22 +129,38 @@ export class CatalogRepository {
   }
 
   /**
-   * Every live server and its tools. The xmin is taken before the reads, so a change committed while they
-   * run is also reported by the next changesSince(xmin): reloading a server twice is harmless, missing one is not.
+   * One page of the live servers, in id order after `afterId`, with their tools: the start-up load reads the
+   * whole catalog page by page, so that what it holds at once stays bounded. Take currentXmin() before the
+   * first page: a change committed while the pages are read is then also reported by changesSince().
    */
-  async loadAll(): Promise<CatalogSnapshot> {
-    const xmin = await this.currentXmin();
+  async loadPage(afterId: string | null, limit: number): Promise<{ servers: CatalogServerRow[]; tools: CatalogToolRow[] }> {
+    const after = afterId === null ? Prisma.empty : Prisma.sql`AND s.id > ${afterId}::uuid`;
     const servers = await this.prisma.$queryRaw<RawServer[]>`
-      SELECT s.id, s.name, s.kind, s.tenant_id, s.status, s.enabled, true AS live, ${CONNECTION} AS connection
+      SELECT ${SERVER_COLUMNS}, true AS live
         FROM servers s
-       WHERE ${LIVE}`;
+       WHERE ${LIVE} ${after}
+       ORDER BY s.id
+       LIMIT ${limit}`;
+    if (servers.length === 0) return { servers: [], tools: [] };
+    const list = Prisma.join(servers.map((r) => Prisma.sql`${r.id}::uuid`));
     const tools = await this.prisma.$queryRaw<RawTool[]>`
+      SELECT ${TOOL_COLUMNS}
+        FROM tools t
+       WHERE t.server_id IN (${list})
+       ORDER BY t.server_id, t.position, t.name`;
+    return { servers: servers.map(toServer), tools: tools.map(toTool) };
+  }
+
+  /** The definitions (JSON text) of some tools, by server and name; tools that no longer exist are left out. */
+  async definitions(keys: { serverId: string; toolName: string }[]): Promise<CatalogDefinitionRow[]> {
+    const valid = keys.filter((k) => isUuid(k.serverId));
+    if (valid.length === 0) return [];
+    const rows = await this.prisma.$queryRaw<RawDefinition[]>`
       SELECT t.server_id, t.name AS tool_name, ${TOOL_JSON} AS definition
         FROM tools t
-        JOIN servers s ON s.id = t.server_id
-       WHERE ${LIVE}
-       ORDER BY t.server_id, t.position, t.name`;
-    return { servers: servers.map(toServer), tools: tools.map(toTool), xmin };
+        JOIN unnest(${valid.map((k) => k.serverId)}::uuid[], ${valid.map((k) => k.toolName)}::text[]) AS k(server_id, name)
+          ON t.server_id = k.server_id AND t.name = k.name`;
+    return rows.map((r) => ({ serverId: r.server_id, toolName: r.tool_name, definition: r.definition }));
   }
 
   /** Some servers as they are now (absent ones are deleted), with the tools of those that are live. */
@@ -125,11 +169,11 @@ export class CatalogRepository {
     if (valid.length === 0) return { servers: [], tools: [] };
     const list = Prisma.join(valid.map((id) => Prisma.sql`${id}::uuid`));
     const servers = await this.prisma.$queryRaw<RawServer[]>`
-      SELECT s.id, s.name, s.kind, s.tenant_id, s.status, s.enabled, (${LIVE}) AS live, ${CONNECTION} AS connection
+      SELECT ${SERVER_COLUMNS}, (${LIVE}) AS live
         FROM servers s
        WHERE s.id IN (${list})`;
     const tools = await this.prisma.$queryRaw<RawTool[]>`
-      SELECT t.server_id, t.name AS tool_name, ${TOOL_JSON} AS definition
+      SELECT ${TOOL_COLUMNS}
         FROM tools t
         JOIN servers s ON s.id = t.server_id
        WHERE t.server_id IN (${list}) AND ${LIVE}

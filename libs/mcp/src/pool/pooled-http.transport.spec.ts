@@ -53,7 +53,9 @@ async function upstream(json: boolean, special?: (req: IncomingMessage, res: Ser
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: json,
-      onsessioninitialized: (id) => sessions.set(id, transport),
+      onsessioninitialized: (id) => {
+        sessions.set(id, transport);
+      },
     });
     transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
     await server.connect(transport);
