@@ -21,11 +21,15 @@ export interface AnalysedTool extends ToolDocument {
   readonly tool: CatalogTool;
 }
 
-export function analysedTool(tool: CatalogTool, row: CatalogToolRow): AnalysedTool {
+/**
+ * `selfName` is what the server calls itself: indexed with the name it was registered under, so that a
+ * tenant's "my-gh" is found for "GitHub" when the server says it is GitHub's.
+ */
+export function analysedTool(tool: CatalogTool, row: CatalogToolRow, selfName: string | null): AnalysedTool {
   return {
     tool,
     serverId: tool.serverId,
-    serverName: tool.serverName,
+    serverName: selfName && selfName !== tool.serverName ? `${tool.serverName} ${selfName}` : tool.serverName,
     serverKind: tool.serverKind,
     tenantId: tool.tenantId,
     toolName: tool.toolName,

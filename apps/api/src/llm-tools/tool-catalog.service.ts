@@ -10,6 +10,7 @@ import { AnalysedTool, analysedTool, CatalogTool, retainTool } from './catalog-t
 export interface CatalogServer {
   readonly id: string;
   readonly name: string;
+  readonly selfName: string | null;
   readonly kind: ServerKind;
   readonly tenantId: string | null;
   /**
@@ -39,7 +40,7 @@ const DEFINITION_CACHE = 5000;
 
 /** Whether a reload found the server as it was: then its entry, index slots and pooled sessions stay. */
 function unchanged(a: CatalogServer, b: CatalogServer): boolean {
-  return a.name === b.name && a.kind === b.kind && a.tenantId === b.tenantId && a.connection === b.connection && a.toolsHash === b.toolsHash;
+  return a.name === b.name && a.selfName === b.selfName && a.kind === b.kind && a.tenantId === b.tenantId && a.connection === b.connection && a.toolsHash === b.toolsHash;
 }
 
 /**
@@ -281,11 +282,12 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
     for (const t of tools) {
       const tool = new CatalogTool(row.id, row.name, row.kind, row.tenantId, t.toolName);
       map.set(t.toolName, tool);
-      analysed.push(analysedTool(tool, t));
+      analysed.push(analysedTool(tool, t, row.selfName));
     }
     const entry: CatalogServer = {
       id: row.id,
       name: row.name,
+      selfName: row.selfName,
       kind: row.kind,
       tenantId: row.tenantId,
       generation: ++this.generation,

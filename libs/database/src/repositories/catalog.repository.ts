@@ -25,6 +25,8 @@ export interface CatalogDefinitionRow {
 export interface CatalogServerRow {
   id: string;
   name: string;
+  /** What the server calls itself (its title, else its name), as discovery found it. */
+  selfName: string | null;
   kind: ServerKind;
   tenantId: string | null;
   status: ServerStatus;
@@ -60,7 +62,7 @@ const CONNECTION = Prisma.sql`md5(json_build_array(s.transport, s.url, s.command
 const TOOLS_HASH = Prisma.sql`(SELECT md5(coalesce(string_agg(t.name || ':' || t.hash, ',' ORDER BY t.position, t.name), ''))
    FROM tools t WHERE t.server_id = s.id)`;
 
-const SERVER_COLUMNS = Prisma.sql`s.id, s.name, s.kind, s.tenant_id, s.status, s.enabled, ${CONNECTION} AS connection, ${TOOLS_HASH} AS tools_hash`;
+const SERVER_COLUMNS = Prisma.sql`s.id, s.name, coalesce(s.server_title, s.server_name) AS self_name, s.kind, s.tenant_id, s.status, s.enabled, ${CONNECTION} AS connection, ${TOOLS_HASH} AS tools_hash`;
 
 const TOOL_JSON = Prisma.sql`(
   jsonb_build_object('name', t.name, 'inputSchema', t.input_schema)
@@ -73,6 +75,7 @@ const TOOL_JSON = Prisma.sql`(
 interface RawServer {
   id: string;
   name: string;
+  self_name: string | null;
   kind: ServerKind;
   tenant_id: string | null;
   status: ServerStatus;
@@ -100,7 +103,7 @@ interface RawDefinition {
 const TOOL_COLUMNS = Prisma.sql`t.server_id, t.name AS tool_name, t.title, t.description, t.input_schema, t.annotations->>'title' AS annotations_title`;
 
 function toServer(r: RawServer): CatalogServerRow {
-  return { id: r.id, name: r.name, kind: r.kind, tenantId: r.tenant_id, status: r.status, enabled: r.enabled, live: r.live, connection: r.connection, toolsHash: r.tools_hash };
+  return { id: r.id, name: r.name, selfName: r.self_name, kind: r.kind, tenantId: r.tenant_id, status: r.status, enabled: r.enabled, live: r.live, connection: r.connection, toolsHash: r.tools_hash };
 }
 
 function toTool(r: RawTool): CatalogToolRow {
