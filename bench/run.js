@@ -23,7 +23,7 @@ const RESULTS = path.join(__dirname, 'results.json');
 
 /** Which code was measured: the commit, and the platform's files that differed from it in the working tree. */
 function sourceTree() {
-  const git = (...args) => execFileSync('git', args, { cwd: platform.ROOT, encoding: 'utf8' }).trim();
+  const git = (...args) => execFileSync('git', args, { cwd: platform.ROOT, encoding: 'utf8' }).trimEnd();
   try {
     const changed = git('status', '--porcelain', '--', 'apps', 'libs', 'prisma').split('\n').filter(Boolean).map((l) => l.slice(3));
     return { commit: git('rev-parse', 'HEAD'), uncommitted: changed };
