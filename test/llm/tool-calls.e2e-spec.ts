@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolCallService } from '../../apps/api/src/llm-tools/tool-call.service';
 import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
 import { startTestApp, TestApp } from '../support/app';
-import { redisUrl } from '../support/database';
+import { hasPostgres, redisUrl } from '../support/database';
 import { CallFixture, CONNECT_LINK, Everything, startCallFixture, startEverything } from './call-fixtures';
 import { eventually, mcpClient, registerAndDiscover } from './helpers';
 
@@ -229,7 +229,7 @@ describe('the per-tenant call rate limit', () => {
     const env = { MCP_OUTBOUND_ALLOW: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '3' };
     first = await startTestApp({ env });
     // A second replica with the same Redis namespace: the limit is the tenant's, not the replica's.
-    if (redisUrl()) second = await startTestApp({ env, worker: false, database: first.database, queuePrefix: first.queuePrefix });
+    if (redisUrl() && hasPostgres()) second = await startTestApp({ env, worker: false, database: first.database, queuePrefix: first.queuePrefix });
     tenant = await makeTenant(first);
     serverId = (await registerAndDiscover(first, { name: 'limited', transport: 'streamable-http', url: fixture.url }, tenant.key)).id;
   });
@@ -240,9 +240,9 @@ describe('the per-tenant call rate limit', () => {
     await fixture?.close();
   });
 
-  const name = redisUrl()
+  const name = redisUrl() && hasPostgres()
     ? 'answers 429 with Retry-After once the tenant used its calls, counted across replicas in Redis; the admin is not limited'
-    : 'answers 429 with Retry-After once the tenant used its calls (one replica: no Redis here to share the count); the admin is not limited';
+    : 'answers 429 with Retry-After once the tenant used its calls (one replica: without Redis and PostgreSQL no second replica shares the count); the admin is not limited';
   it(name, async () => {
     const body = { serverId, toolName: 'echo', arguments: { message: 'x' } };
     const apps = second ? [first, second, first] : [first, first, first];

@@ -1,5 +1,6 @@
 import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
 import { startTestApp, TestApp } from '../support/app';
+import { hasPostgres } from '../support/database';
 import { CallFixture, Everything, startCallFixture, startEverything } from './call-fixtures';
 import { eventually, registerAndDiscover } from './helpers';
 
@@ -12,7 +13,10 @@ interface Result {
 
 describe('tool search: mcp-search-tools, on every replica', () => {
   let first: TestApp;
-  let second: TestApp;
+  /** A second replica: on PostgreSQL only (the embedded database belongs to one process). */
+  let second: TestApp | undefined;
+  /** The second replica where there is one, else the first. */
+  let other: TestApp;
   let fixture: CallFixture;
   let everything: Everything;
   let a: TenantKey;
@@ -23,7 +27,8 @@ describe('tool search: mcp-search-tools, on every replica', () => {
     [fixture, everything] = await Promise.all([startCallFixture(), startEverything()]);
     first = await startTestApp({ env: { MCP_OUTBOUND_ALLOW: '127.0.0.1' } });
     // Another API replica on the same database, without a worker: it learns of changes only through the database.
-    second = await startTestApp({ worker: false, database: first.database, env: { MCP_OUTBOUND_ALLOW: '127.0.0.1' } });
+    if (hasPostgres()) second = await startTestApp({ worker: false, database: first.database, env: { MCP_OUTBOUND_ALLOW: '127.0.0.1' } });
+    other = second ?? first;
     a = await makeTenant(first);
     b = await makeTenant(first);
     fixtureId = (await registerAndDiscover(first, { name: 'tenant-a-tools', transport: 'streamable-http', url: fixture.url }, a.key)).id;
@@ -52,7 +57,7 @@ describe('tool search: mcp-search-tools, on every replica', () => {
     expect(mine[0].tool.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } } });
     expect(mine[0].score).toBeGreaterThan(0);
 
-    for (const t of [first, second]) {
+    for (const t of [first, other]) {
       const theirs = await results(t, b.key, { query: 'echo the message back', limit: 50 });
       expect(theirs.some((x) => x.serverId === fixtureId)).toBe(false);
     }
@@ -74,7 +79,9 @@ describe('tool search: mcp-search-tools, on every replica', () => {
     expect(byServer.every((x) => x.serverId === fixtureId)).toBe(true);
   });
 
-  it('makes a tool discovered a moment ago searchable within seconds on another replica, and forgets it there when its server goes', async () => {
+  const replicas = hasPostgres() ? it : it.skip;
+  replicas('makes a tool discovered a moment ago searchable within seconds on another replica, and forgets it there when its server goes (skipped without PostgreSQL: the embedded database belongs to one process)', async () => {
+    const second = other;
     const created = await first.request('POST', '/api/v1/servers', {
       key: a.key,
       body: { name: 'everything', transport: 'streamable-http', url: everything.url },
@@ -117,14 +124,14 @@ describe('tool search: mcp-search-tools, on every replica', () => {
     expect(off.status).toBe(200);
     await eventually(
       'the disabled server to leave search',
-      async () => !(await results(second, a.key, { query: 'echo the message back', limit: 50 })).some((x) => x.serverId === fixtureId),
+      async () => !(await results(other, a.key, { query: 'echo the message back', limit: 50 })).some((x) => x.serverId === fixtureId),
       5000,
     );
     const on = await first.request('PATCH', `/api/v1/servers/${fixtureId}`, { key: a.key, body: { enabled: true } });
     expect(on.status).toBe(200);
     await eventually(
       'the enabled server back in search',
-      async () => (await results(second, a.key, { query: 'echo the message back', limit: 50 })).some((x) => x.serverId === fixtureId),
+      async () => (await results(other, a.key, { query: 'echo the message back', limit: 50 })).some((x) => x.serverId === fixtureId),
       15_000,
     );
   });
