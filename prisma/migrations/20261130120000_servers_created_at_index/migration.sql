@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "servers_created_at_id_idx" ON "servers"("created_at", "id");
