@@ -136,6 +136,21 @@ describe('tool calls through mcp-call-tool and call_tool', () => {
     expect(JSON.stringify(viaMcp.content)).toContain('did not answer tool \\"hang\\" in time');
   });
 
+  it('answers 502 with a clear reason when the server is gone, and nothing secret', async () => {
+    const gone = await startCallFixture();
+    const server = await registerAndDiscover(
+      t,
+      { name: 'soon-gone', transport: 'streamable-http', url: gone.url, credentials: { bearerToken: 'gone-server-token-123456' } },
+      a.key,
+    );
+    expect((await call(a.key, { serverId: server.id, toolName: 'echo', arguments: { message: 'x' } })).status).toBe(200);
+    await gone.close();
+    const res = await call(a.key, { serverId: server.id, toolName: 'echo', arguments: { message: 'x' } });
+    expectProblem(res, 502);
+    expect(res.body.detail).toMatch(/^server "soon-gone" failed the call of tool "echo": the connection was refused/);
+    expect(res.text).not.toContain('gone-server-token-123456');
+  });
+
   it('opens a new session, once, when the server no longer knows the pooled one (it restarted)', async () => {
     const sessionOf = async () => {
       const res = await call(a.key, { serverId: fixtureId, toolName: 'session' });

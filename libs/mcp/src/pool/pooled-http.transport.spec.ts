@@ -154,6 +154,27 @@ describe('PooledHttpTransport', () => {
     expect(transport.sessionId).toBeDefined();
   });
 
+  it('sends a request once more when the kept-alive connection it went out on was already closed by the server', async () => {
+    const perSocket = new WeakMap<object, number>();
+    let dropped = 0;
+    const u = await upstream(true, (req) => {
+      const n = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, n);
+      // The server drops a connection it had kept open, as if it had timed it out, without answering.
+      if (n > 1 && dropped === 0) {
+        dropped++;
+        req.socket.destroy();
+        return true;
+      }
+      return false;
+    });
+    open.push(u);
+    const { client } = await connect(u);
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'again' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'again' }]);
+    expect(dropped).toBe(1);
+  });
+
   it('refuses, as the connection opens, a host name that resolves to an address the policy blocks', async () => {
     const u = await upstream(true);
     open.push(u);

@@ -67,8 +67,19 @@ export class PooledHttpTransport implements Transport {
     if (this.closed) return Promise.reject(new Error('Not connected'));
     const body = JSON.stringify(message);
     const requestId = 'method' in message && 'id' in message ? (message.id as RequestId) : undefined;
+    return this.post(body, requestId).catch((err: NodeJS.ErrnoException & { staleSocket?: boolean }) => {
+      // A kept-alive connection the server had already closed fails before the request reaches it: the
+      // request is sent once more on a new connection (as Node's documentation advises for reused sockets).
+      if (!err.staleSocket || this.closed) throw err;
+      return this.post(body, requestId);
+    });
+  }
+
+  private post(body: string, requestId: RequestId | undefined): Promise<void> {
     return new Promise<void>((resolve, reject) => {
+      let answered = false;
       const req = this.request(this.url, { method: 'POST', headers: this.headers(body), agent: this.agent }, (res) => {
+        answered = true;
         const sid = res.headers['mcp-session-id'];
         if (typeof sid === 'string') this.sessionId = sid;
         const status = res.statusCode ?? 0;
@@ -110,7 +121,10 @@ export class PooledHttpTransport implements Transport {
       });
       this.inflight.add(req);
       req.on('close', () => this.inflight.delete(req));
-      req.on('error', reject);
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        const stale = !answered && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+        reject(stale ? Object.assign(err, { staleSocket: true }) : err);
+      });
       req.end(body);
     });
   }
