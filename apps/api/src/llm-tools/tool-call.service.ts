@@ -92,7 +92,7 @@ export class ToolCallService implements OnModuleDestroy {
     } catch (err) {
       const mapped = this.toDomainError(err, server, input, context);
       outcome = context.signal?.aborted ? 'cancelled' : outcomeOf(mapped);
-      if (err instanceof McpFailure || mapped instanceof UpstreamError || mapped instanceof UpstreamTimeoutError) reason = mapped.message;
+      if (mapped instanceof UpstreamError || mapped instanceof UpstreamTimeoutError) reason = mapped.message;
       throw mapped;
     } finally {
       this.audit(principal, input, server, outcome, performance.now() - started, context, reason);
@@ -202,10 +202,12 @@ export class ToolCallService implements OnModuleDestroy {
     return session;
   }
 
-  private toDomainError(err: unknown, server: CatalogServer | undefined, input: CallToolInput, context: CallToolContext): DomainError {
+  /** A failure of the upstream as a 502 or 504; a domain error as it is; anything else is a bug and stays one (500). */
+  private toDomainError(err: unknown, server: CatalogServer | undefined, input: CallToolInput, context: CallToolContext): unknown {
     if (err instanceof DomainError) return err;
     const name = server ? `"${server.name}"` : input.serverId;
     const failure = classifyError(err, `tools/call of "${input.toolName}"`);
+    if (!(err instanceof McpFailure) && failure.code === McpFailureCode.Unexpected) return err;
     if (context.signal?.aborted) return new UpstreamError(`the call of tool "${input.toolName}" on server ${name} was cancelled by the caller`);
     if (failure.code === McpFailureCode.Timeout) {
       const { timeoutMs, maxTimeoutMs } = this.config.call;
