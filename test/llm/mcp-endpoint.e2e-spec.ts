@@ -167,6 +167,43 @@ describe('the MCP endpoint /mcp', () => {
     expect(await withHost(`localhost:${port}`)).toBe(200);
   });
 
+  it('speaks the Streamable HTTP rules for a POST: Accept, Content-Type, JSON-RPC, batches, notifications', async () => {
+    const auth = { authorization: `Bearer ${a.key}` };
+    const raw = (headers: Record<string, string>, body: string) => fetch(`${t.baseUrl}/mcp`, { method: 'POST', headers: { ...auth, ...headers }, body });
+    const both = 'application/json, text/event-stream';
+
+    const notAcceptable = await raw({ 'content-type': 'application/json', accept: 'application/json' }, JSON.stringify(initialize));
+    expect(notAcceptable.status).toBe(406);
+    expect(((await notAcceptable.json()) as { error: { code: number } }).error.code).toBe(-32000);
+    expect((await raw({ 'content-type': 'text/plain', accept: both }, JSON.stringify(initialize))).status).toBe(415);
+    expect((await raw({ 'content-type': 'application/json', accept: both }, JSON.stringify({ hello: 'world' }))).status).toBe(400);
+    const twoInits = await raw({ 'content-type': 'application/json', accept: both }, JSON.stringify([initialize, { ...initialize, id: 2 }]));
+    expect(twoInits.status).toBe(400);
+    const badVersion = await raw(
+      { 'content-type': 'application/json', accept: both, 'mcp-protocol-version': '1999-01-01' },
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+    );
+    expect(badVersion.status).toBe(400);
+
+    const notification = await raw({ 'content-type': 'application/json', accept: both }, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    expect(notification.status).toBe(202);
+    expect(await notification.text()).toBe('');
+
+    const batch = await raw(
+      { 'content-type': 'application/json', accept: both },
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 'a', method: 'tools/list' },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'get_server_info', arguments: { serverId } } },
+      ]),
+    );
+    expect(batch.status).toBe(200);
+    const answers = (await batch.json()) as { id: string; result: { tools?: unknown[]; structuredContent?: { name: string } } }[];
+    expect(answers.map((x) => x.id)).toEqual(['a', 'b']);
+    expect(answers[0].result.tools).toHaveLength(4);
+    expect(answers[1].result.structuredContent?.name).toBe('echoes');
+  });
+
   it('answers GET and DELETE with 405 (a stateless endpoint has no session stream), naming POST', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(`${t.baseUrl}/mcp`, { method, headers: { authorization: `Bearer ${a.key}`, accept: 'text/event-stream' } });
