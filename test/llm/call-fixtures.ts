@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage } from 'node:http';
 import { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
+import { waitForPort } from '../fixtures/net';
 import { z } from 'zod';
 
 export const CONNECT_LINK = 'https://pipedream.com/_static/connect.html?token=ctok_test&connectLink=true&app=slack';
@@ -159,21 +160,7 @@ export async function startEverything(): Promise<Everything> {
     env: { PATH: process.env.PATH ?? '', PORT: String(port) },
     stdio: 'ignore',
   });
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = new Socket();
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-      s.connect(port, '127.0.0.1');
-    });
-    if (ok) break;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error('server-everything did not start');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitForPort(port, 15_000, () => child.exitCode !== null);
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     close: () =>
