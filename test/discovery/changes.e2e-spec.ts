@@ -1,4 +1,5 @@
 import { DiscoveryStateRepository } from '@app/database';
+import { ORPHANED_RUN } from '@app/discovery';
 import { Fixture, slowToolsList, stdioFixture } from '../fixtures/hostile-servers';
 import { MutableServer, startMutableServer } from '../fixtures/reference-servers';
 import { RawServer, sampleTool, startRawServer } from '../fixtures/raw-mcp-server';
@@ -120,16 +121,21 @@ describe.each(backends)('discovery over time (queue on %s)', (backend) => {
     const { id } = await registerServer(t, { name: 'leased', transport: 'streamable-http', url: fixture.url }, tenant.key);
     await settled(t, id);
     const state = t.app.get(DiscoveryStateRepository);
-    const claims = await Promise.all(['worker-a', 'worker-b', 'worker-c'].map((w) => state.claim(id, w, 3000)));
+    const claims = await Promise.all(
+      ['worker-a', 'worker-b', 'worker-c'].map((w) => state.claim(id, w, 3000, { trigger: 'manual', attempt: 1, orphanedRun: ORPHANED_RUN })),
+    );
     expect(claims.map((c) => c.status).sort()).toEqual(['busy', 'busy', 'claimed']);
     // A discovery asked for meanwhile waits for the lease (held by a "worker" that never finishes) to expire.
     await discoverNow(id);
     const row = await settled(t, id, 20_000);
     expect(row.status).toBe('CONNECTED');
-    const [, second] = await runsOf(t, id);
+    // The held claim opened a run; the discovery that took the expired lease closed it as its worker's, stopped.
+    const [, held, next] = await runsOf(t, id);
     const holder = claims.find((c) => c.status === 'claimed');
-    expect(holder).toBeDefined();
-    expect(second.startedAt.getTime()).toBeGreaterThan(Date.now() - 20_000);
+    expect(holder).toMatchObject({ status: 'claimed', runId: held.id });
+    expect(held).toMatchObject({ outcome: 'FAILED', error: ORPHANED_RUN });
+    expect(next).toMatchObject({ outcome: 'SUCCEEDED' });
+    expect(next.startedAt.getTime()).toBeGreaterThan(Date.now() - 20_000);
   });
 
   it('runs again at once a discovery whose server was changed while it ran, and records the first as cancelled', async () => {

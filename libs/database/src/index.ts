@@ -1,7 +1,8 @@
 export { EmbeddedPostgres, DataDirLockedError } from './embedded-postgres';
 export { migrate, readMigrations, findMigrationsDir, MigrationError, MigrationFile, MigrateResult } from './migrator';
-export { createPrismaClient, PrismaClient } from './prisma.service';
-export { PRISMA } from './tokens';
+export { createPrismaClient, createDatabaseClients, DatabaseClients, PrismaClient } from './prisma.service';
+export { Sql } from './sql';
+export { PRISMA, SQL } from './tokens';
 export { DatabaseModule } from './database.module';
 export { Page, PageRequest, Cursor, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, encodeCursor, decodeCursor, isUuid } from './page';
 export { ReadScope, PLATFORM_SCOPE, ownerScopeOf } from './scope';

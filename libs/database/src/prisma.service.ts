@@ -1,10 +1,26 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
 import { PrismaClient } from './generated/prisma/client';
+import { Sql } from './sql';
 
-/** Creates the one Prisma client of a process, on the pg driver adapter. */
+export interface DatabaseClients {
+  prisma: PrismaClient;
+  /** The same pool as Prisma's, for hand-written statements. */
+  sql: Sql;
+}
+
+/** Creates the process's one pool, with the Prisma client (pg driver adapter) and plain SQL on it. */
+export function createDatabaseClients(connectionString: string, poolSize = 10): DatabaseClients {
+  const pool = new Pool({ connectionString, max: poolSize });
+  // A connection that breaks while idle is dropped by the pool; the next query opens a new one.
+  pool.on('error', () => undefined);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  return { prisma, sql: new Sql(pool) };
+}
+
+/** Creates a Prisma client on a pool of its own. */
 export function createPrismaClient(connectionString: string, poolSize = 10): PrismaClient {
-  const adapter = new PrismaPg({ connectionString, max: poolSize });
-  return new PrismaClient({ adapter });
+  return createDatabaseClients(connectionString, poolSize).prisma;
 }
 
 export { PrismaClient };

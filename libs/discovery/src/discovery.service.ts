@@ -1,5 +1,5 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { DiscoveryStateRepository, DiscoveryRunRepository, DiscoverySubject, ToolChanges } from '@app/database';
+import { DiscoveryStateRepository, DiscoverySubject, ToolChanges } from '@app/database';
 import { ServerRecord } from '@app/domain';
 import {
   ByteBudget,
@@ -86,7 +86,6 @@ export class DiscoveryService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(METRICS) private readonly metrics: Metrics,
     private readonly state: DiscoveryStateRepository,
-    private readonly runs: DiscoveryRunRepository,
     private readonly resolver: ConnectionTargetResolver,
     private readonly connector: McpConnector,
     private readonly watcher: ToolChangeWatcher,
@@ -100,7 +99,11 @@ export class DiscoveryService {
   }
 
   async discover(attempt: DiscoveryAttempt): Promise<AttemptOutcome> {
-    const claim = await this.state.claim(attempt.serverId, this.owner, this.leaseMs);
+    const claim = await this.state.claim(attempt.serverId, this.owner, this.leaseMs, {
+      trigger: attempt.trigger,
+      attempt: attempt.attempt,
+      orphanedRun: ORPHANED_RUN,
+    });
     if (claim.status === 'gone') {
       this.watcher.unwatch(attempt.serverId);
       return { kind: 'skipped', reason: 'gone' };
@@ -111,7 +114,7 @@ export class DiscoveryService {
       return { kind: 'skipped', reason: 'disabled' };
     }
     if (claim.status === 'busy') return { kind: 'busy', until: claim.leaseUntil };
-    const outcome = await this.run(claim.subject, claim.claimedAt, attempt);
+    const outcome = await this.run(claim.subject, claim.claimedAt, claim.runId, attempt);
     // Checked once the connection is closed too: until the job ends, a new request joins this job.
     if (outcome.kind === 'succeeded' || (outcome.kind === 'failed' && outcome.final)) {
       outcome.askedAgain = await this.state.askedAgainSince(attempt.serverId, claim.claimedAt);
@@ -119,11 +122,8 @@ export class DiscoveryService {
     return outcome;
   }
 
-  private async run(subject: DiscoverySubject, claimedAt: Date, attempt: DiscoveryAttempt): Promise<AttemptOutcome> {
+  private async run(subject: DiscoverySubject, claimedAt: Date, runId: string, attempt: DiscoveryAttempt): Promise<AttemptOutcome> {
     const { server } = subject;
-    // Holding the lease, any run of this server still open belongs to a worker that stopped mid-way.
-    await this.runs.failRunning(server.id, ORPHANED_RUN);
-    const runId = await this.runs.start(server.id, attempt.trigger, attempt.attempt);
     const started = Date.now();
     const timeoutMs = this.config.discovery.timeoutMs;
     let phase = 'connecting';
@@ -144,6 +144,7 @@ export class DiscoveryService {
         signal: deadline.signal,
         budget,
         requestTimeoutMs: timeoutMs,
+        serverMessages: false,
         onStderr: (read) => (readStderr = read),
       });
       const ctx = { signal: deadline.signal, timeoutMs, limits: this.limits, onPhase: (p: string) => (phase = p) };

@@ -2,7 +2,7 @@ import { APP_CONFIG } from '@app/config';
 import { QueueModule } from '@app/queue';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { Runtime } from './runtime';
-import { METRICS, PRISMA, QUEUE_CONNECTION, RUNTIME } from './tokens';
+import { METRICS, PRISMA, QUEUE_CONNECTION, RUNTIME, SQL } from './tokens';
 
 /** Hands the resources made at start to Nest's container; they are closed by the process, not by Nest. */
 @Global()
@@ -16,10 +16,11 @@ export class PlatformModule {
         { provide: RUNTIME, useValue: runtime },
         { provide: APP_CONFIG, useValue: runtime.config },
         { provide: PRISMA, useValue: runtime.prisma },
+        { provide: SQL, useValue: runtime.sql },
         { provide: QUEUE_CONNECTION, useValue: runtime.queue },
         { provide: METRICS, useValue: runtime.metrics },
       ],
-      exports: [QueueModule, RUNTIME, APP_CONFIG, PRISMA, QUEUE_CONNECTION, METRICS],
+      exports: [QueueModule, RUNTIME, APP_CONFIG, PRISMA, SQL, QUEUE_CONNECTION, METRICS],
     };
   }
 }

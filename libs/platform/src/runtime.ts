@@ -1,5 +1,5 @@
 import { AppConfig } from '@app/config';
-import { createPrismaClient, EmbeddedPostgres, migrate, PrismaClient } from '@app/database';
+import { createDatabaseClients, EmbeddedPostgres, migrate, PrismaClient, Sql } from '@app/database';
 import { createLogger, Logger, Metrics } from '@app/observability';
 import { QueueConnection } from '@app/queue';
 import { Client } from 'pg';
@@ -14,6 +14,8 @@ export interface Runtime {
   databaseUrl: string;
   embedded?: EmbeddedPostgres;
   prisma: PrismaClient;
+  /** Plain SQL on Prisma's pool. */
+  sql: Sql;
   queue: QueueConnection;
   metrics: Metrics;
   close(): Promise<void>;
@@ -72,7 +74,7 @@ export async function startRuntime(role: Role, config: AppConfig, logger = creat
       await c.query('SET search_path TO bullmq, public');
       await c.end();
     }
-    const prisma = createPrismaClient(databaseUrl, embedded ? 4 : 10);
+    const { prisma, sql } = createDatabaseClients(databaseUrl, embedded ? 4 : 10);
     const metrics = new Metrics();
     const connected = queue;
     return {
@@ -82,6 +84,7 @@ export async function startRuntime(role: Role, config: AppConfig, logger = creat
       databaseUrl,
       embedded,
       prisma,
+      sql,
       queue,
       metrics,
       async close() {

@@ -2,4 +2,4 @@
 export const METRICS = Symbol('METRICS');
 export const RUNTIME = Symbol('RUNTIME');
 export { QUEUE_CONNECTION } from '@app/queue';
-export { PRISMA } from '@app/database';
+export { PRISMA, SQL } from '@app/database';

@@ -1,10 +1,13 @@
 import { ServerRecord } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Server } from '../generated/prisma/client';
 import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { isUuid } from '../page';
-import { PRISMA } from '../tokens';
+import { Sql } from '../sql';
+import { PRISMA, SQL } from '../tokens';
 import { DiscoveryRunRepository, DroppedTool } from './discovery-run.repository';
-import { toServerRecord } from './server.mapper';
+import { SERVER_COLUMNS, toServerRecord } from './server.mapper';
 import { StoredCredentials } from './server.repository';
 import { StoredTool, ToolChanges, ToolRepository } from './tool.repository';
 
@@ -16,7 +19,7 @@ export interface DiscoverySubject {
 
 export type ClaimResult =
   /** `claimedAt` is the database's time of the claim: a request made after it supersedes this discovery. */
-  | { status: 'claimed'; subject: DiscoverySubject; claimedAt: Date }
+  | { status: 'claimed'; subject: DiscoverySubject; claimedAt: Date; runId: string }
   /** Another worker holds the lease until `leaseUntil`. */
   | { status: 'busy'; leaseUntil: Date }
   | { status: 'disabled' }
@@ -32,6 +35,13 @@ export interface DiscoveredIdentity {
   capabilities: Record<string, unknown>;
   resourceCount: number | null;
   promptCount: number | null;
+}
+
+/** The run a claim opens: what asked for it, which attempt, and the error a run left open by a stopped worker gets. */
+export interface OpenRun {
+  trigger: string;
+  attempt: number;
+  orphanedRun: string;
 }
 
 export interface DiscoverySuccess {
@@ -82,6 +92,7 @@ export interface SweepCandidate {
 export class DiscoveryStateRepository {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(SQL) private readonly sql: Sql,
     private readonly tools: ToolRepository,
     private readonly runs: DiscoveryRunRepository,
   ) {}
@@ -98,31 +109,53 @@ export class DiscoveryStateRepository {
 
   /**
    * Takes the server's discovery lease for `leaseMs` when nobody holds it (or
-   * the holder's lease ran out: a worker that was killed), and marks the server
-   * DISCOVERING. The check and the take are one statement, so two workers
-   * cannot both win.
+   * the holder's lease ran out: a worker that was killed), marks the server
+   * DISCOVERING, closes any run a stopped worker left open (`orphanedRun` is
+   * the error it gets) and opens this attempt's run, all in one statement: two
+   * workers cannot both win, and the claim costs one round trip.
    */
-  async claim(id: string, owner: string, leaseMs: number): Promise<ClaimResult> {
+  async claim(id: string, owner: string, leaseMs: number, run: OpenRun): Promise<ClaimResult> {
     if (!isUuid(id)) return { status: 'gone' };
-    const taken = await this.prisma.$queryRaw<{ id: string; claimedAt: Date }[]>`
-      UPDATE servers
-         SET discovery_lease_owner = ${owner},
-             discovery_lease_until = now() + make_interval(secs => ${leaseMs / 1000}),
-             status = 'DISCOVERING',
-             discovery_requested_at = COALESCE(discovery_requested_at, now()),
-             updated_at = now()
-       WHERE id = ${id}::uuid
-         AND enabled
-         AND (discovery_lease_until IS NULL OR discovery_lease_until < now() OR discovery_lease_owner = ${owner})
-      RETURNING id, now() AS "claimedAt"`;
+    const runId = randomUUID();
+    const taken = await this.sql.query<Server & { claimedAt: Date }>(
+      `WITH claimed AS (
+         UPDATE servers
+            SET discovery_lease_owner = $2,
+                discovery_lease_until = now() + make_interval(secs => $3),
+                status = 'DISCOVERING',
+                discovery_requested_at = COALESCE(discovery_requested_at, now()),
+                updated_at = now()
+          WHERE id = $1::uuid
+            AND enabled
+            AND (discovery_lease_until IS NULL OR discovery_lease_until < now() OR discovery_lease_owner = $2)
+         RETURNING *),
+       orphaned AS (
+         UPDATE discovery_runs
+            SET outcome = 'FAILED', finished_at = now(), error = $4,
+                duration_ms = (EXTRACT(EPOCH FROM (now() - started_at)) * 1000)::int
+          WHERE server_id = $1::uuid AND outcome = 'RUNNING' AND EXISTS (SELECT 1 FROM claimed)),
+       opened AS (
+         INSERT INTO discovery_runs (id, server_id, trigger, attempt)
+         SELECT $5::uuid, id, $6, $7 FROM claimed)
+       SELECT ${SERVER_COLUMNS}, now()::timestamptz(3) AS "claimedAt" FROM claimed`,
+      [id, owner, leaseMs / 1000, run.orphanedRun, runId, run.trigger, run.attempt],
+    );
     if (taken.length === 1) {
-      const subject = await this.subject(id);
-      return subject ? { status: 'claimed', subject, claimedAt: taken[0].claimedAt } : { status: 'gone' };
+      const row = taken[0];
+      return {
+        status: 'claimed',
+        subject: { server: toServerRecord(row), credentials: { credentialsCipher: row.credentialsCipher, credentialsEnv: row.credentialsEnv } },
+        claimedAt: row.claimedAt,
+        runId,
+      };
     }
-    const row = await this.prisma.server.findUnique({ where: { id }, select: { enabled: true, discoveryLeaseUntil: true } });
-    if (!row) return { status: 'gone' };
-    if (!row.enabled) return { status: 'disabled' };
-    return { status: 'busy', leaseUntil: row.discoveryLeaseUntil ?? new Date() };
+    const rows = await this.sql.query<{ enabled: boolean; leaseUntil: Date | null }>(
+      `SELECT enabled, discovery_lease_until AS "leaseUntil" FROM servers WHERE id = $1::uuid`,
+      [id],
+    );
+    if (rows.length === 0) return { status: 'gone' };
+    if (!rows[0].enabled) return { status: 'disabled' };
+    return { status: 'busy', leaseUntil: rows[0].leaseUntil ?? new Date() };
   }
 
   /**
@@ -151,13 +184,100 @@ export class DiscoveryStateRepository {
   }
 
   /**
-   * Records a successful discovery in one transaction: the tool list replaced,
-   * the server CONNECTED with what it said about itself, the run closed with
-   * what changed. Nothing is written when the lease was lost (a discovery that
-   * outlived its lease cannot overwrite a newer one), when the server was
-   * disabled, or when a newer discovery was asked for meanwhile.
+   * Records a successful discovery: the tool list replaced, the server
+   * CONNECTED with what it said about itself, the run closed with what changed.
+   * Nothing is written when the lease was lost (a discovery that outlived its
+   * lease cannot overwrite a newer one), when the server was disabled, or when
+   * a newer discovery was asked for meanwhile.
+   *
+   * The usual case is one statement: the server row's update is the gate (it
+   * matches only while this worker holds the lease of an enabled server that
+   * nobody asked to discover again), and the tools, the run and the changes
+   * hang off it. Tools whose definition and place are unchanged are not
+   * rewritten, so a discovery that found nothing new writes no tool rows.
+   * When the gate does not match, the transaction below finds out why.
    */
   async succeed(id: string, owner: string, claimedAt: Date, result: DiscoverySuccess): Promise<RecordResult> {
+    const i = result.identity;
+    const t = result.tools;
+    const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+    const rows = await this.sql.query<{ recorded: boolean; added: string[]; removed: string[]; changed: string[] }>(
+      `WITH gate AS (
+         UPDATE servers
+            SET status = 'CONNECTED', status_reason = NULL,
+                server_name = $4, server_title = $5, server_version = $6, protocol_version = $7, instructions = $8,
+                capabilities = $9::jsonb, tool_count = $10, resource_count = $11, prompt_count = $12,
+                last_discovered_at = now(), next_discovery_at = $13,
+                discovery_requested_at = NULL, discovery_lease_owner = NULL, discovery_lease_until = NULL, updated_at = now()
+          WHERE id = $1::uuid AND discovery_lease_owner = $2 AND enabled
+            AND NOT COALESCE(discovery_requested_at > $3, false)
+         RETURNING id),
+       incoming AS (
+         SELECT * FROM unnest($14::text[], $15::text[], $16::text[], $17::jsonb[], $18::jsonb[], $19::jsonb[], $20::text[])
+           WITH ORDINALITY AS t(name, title, description, input_schema, output_schema, annotations, hash, position)),
+       old AS (SELECT name, hash, position FROM tools WHERE server_id = $1::uuid),
+       upserted AS (
+         INSERT INTO tools (id, server_id, name, title, description, input_schema, output_schema, annotations, hash, position)
+         SELECT gen_random_uuid(), $1::uuid, name, title, description, input_schema, output_schema, annotations, hash, position - 1
+           FROM incoming WHERE EXISTS (SELECT 1 FROM gate)
+         ON CONFLICT (server_id, name) DO UPDATE
+            SET title = excluded.title, description = excluded.description, input_schema = excluded.input_schema,
+                output_schema = excluded.output_schema, annotations = excluded.annotations, hash = excluded.hash,
+                position = excluded.position
+          WHERE tools.hash IS DISTINCT FROM excluded.hash OR tools.position IS DISTINCT FROM excluded.position
+         RETURNING 1),
+       deleted AS (
+         DELETE FROM tools WHERE server_id = $1::uuid AND EXISTS (SELECT 1 FROM gate) AND name <> ALL($14::text[])
+         RETURNING 1),
+       changes AS (
+         SELECT COALESCE((SELECT array_agg(n.name ORDER BY n.position) FROM incoming n
+                           WHERE NOT EXISTS (SELECT 1 FROM old o WHERE o.name = n.name)), '{}') AS added,
+                COALESCE((SELECT array_agg(o.name ORDER BY o.position) FROM old o WHERE o.name <> ALL($14::text[])), '{}') AS removed,
+                COALESCE((SELECT array_agg(n.name ORDER BY n.position) FROM incoming n JOIN old o ON o.name = n.name
+                           WHERE o.hash <> n.hash), '{}') AS changed),
+       closed AS (
+         UPDATE discovery_runs r
+            SET outcome = 'SUCCEEDED', finished_at = now(), duration_ms = $21, error = NULL, tool_count = $10,
+                added = c.added, removed = c.removed, changed = c.changed, dropped = $22::jsonb, stderr = $23
+           FROM changes c
+          WHERE r.id = $24::uuid AND r.outcome = 'RUNNING' AND EXISTS (SELECT 1 FROM gate))
+       SELECT EXISTS (SELECT 1 FROM gate) AS recorded, c.added, c.removed, c.changed,
+              (SELECT count(*) FROM upserted) + (SELECT count(*) FROM deleted) AS written
+         FROM changes c`,
+      [
+        id,
+        owner,
+        claimedAt,
+        i.serverName,
+        i.serverTitle,
+        i.serverVersion,
+        i.protocolVersion,
+        i.instructions,
+        JSON.stringify(i.capabilities),
+        t.length,
+        i.resourceCount,
+        i.promptCount,
+        result.nextDiscoveryAt,
+        t.map((x) => x.name),
+        t.map((x) => x.title ?? null),
+        t.map((x) => x.description ?? null),
+        t.map((x) => JSON.stringify(x.inputSchema)),
+        t.map((x) => json(x.outputSchema)),
+        t.map((x) => json(x.annotations)),
+        t.map((x) => x.hash),
+        Math.round(result.durationMs),
+        JSON.stringify(result.dropped),
+        result.stderr,
+        result.runId,
+      ],
+    );
+    const [row] = rows;
+    if (row?.recorded) return { status: 'recorded', changes: { added: row.added, removed: row.removed, changed: row.changed } };
+    return this.succeedInTransaction(id, owner, claimedAt, result);
+  }
+
+  /** succeed() as an interactive transaction: the path that tells why a result may not be written. */
+  private async succeedInTransaction(id: string, owner: string, claimedAt: Date, result: DiscoverySuccess): Promise<RecordResult> {
     return this.prisma.$transaction(
       async (tx) => {
         const refused = await this.lockForRecord(tx, id, owner, claimedAt, result.runId, result);
@@ -236,10 +356,12 @@ export class DiscoveryStateRepository {
    * still finishing (the queue joined that request to the finishing job).
    */
   async askedAgainSince(id: string, since: Date): Promise<boolean> {
-    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
-      SELECT id FROM servers
-       WHERE id = ${id}::uuid AND enabled AND status = 'DISCOVERING'
-         AND discovery_lease_owner IS NULL AND discovery_requested_at > ${since}`;
+    const rows = await this.sql.query<{ id: string }>(
+      `SELECT id FROM servers
+        WHERE id = $1::uuid AND enabled AND status = 'DISCOVERING'
+          AND discovery_lease_owner IS NULL AND discovery_requested_at > $2`,
+      [id, since],
+    );
     return rows.length > 0;
   }
 

@@ -72,3 +72,13 @@ export function toServerRecord(row: Server): ServerRecord {
     updatedAt: row.updatedAt,
   };
 }
+
+/** Every column of `servers` under its Prisma field name, for plain SQL whose rows go through toServerRecord. */
+export const SERVER_COLUMNS = `id, tenant_id AS "tenantId", owner_scope AS "ownerScope", name, kind, transport, url, command, args, env, headers,
+  credentials_cipher AS "credentialsCipher", credentials_env AS "credentialsEnv", enabled, metadata,
+  discovery_interval_seconds AS "discoveryIntervalSeconds", app_slug AS "appSlug", account_id AS "accountId", status,
+  status_reason AS "statusReason", server_name AS "serverName", server_title AS "serverTitle", server_version AS "serverVersion",
+  protocol_version AS "protocolVersion", instructions, capabilities, tool_count AS "toolCount", resource_count AS "resourceCount",
+  prompt_count AS "promptCount", discovery_requested_at AS "discoveryRequestedAt", last_discovered_at AS "lastDiscoveredAt",
+  next_discovery_at AS "nextDiscoveryAt", discovery_lease_owner AS "discoveryLeaseOwner", discovery_lease_until AS "discoveryLeaseUntil",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;

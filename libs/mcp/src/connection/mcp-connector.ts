@@ -5,6 +5,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { SUPPORTED_PROTOCOL_VERSIONS as LEGACY_SUPPORTED_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { Injectable } from '@nestjs/common';
 import { ChildProcessTransport } from '../transports/child-process.transport';
 import { TapTransport } from '../transports/tap.transport';
@@ -29,6 +31,11 @@ export interface ConnectOptions {
    * its session with terminateSession(). The fallbacks (HTTP+SSE, the 2026 revision) are unchanged.
    */
   streamableHttpTransport?: (target: HttpTarget) => Transport & { terminateSession?(): Promise<void> };
+  /**
+   * false: the session will not listen for messages the server sends unasked, so the standalone GET
+   * stream of Streamable HTTP is not opened (a discovery reads answers only; the change watcher listens).
+   */
+  serverMessages?: boolean;
 }
 
 type ModernTransport = Parameters<ModernClient['connect']>[0];
@@ -68,6 +75,28 @@ function modernRetryVersion(err: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The SDK client's schema validator, made only when the client first needs one (output schemas of tools it
+ * listed itself): building it costs about a millisecond, which most sessions (a discovery) never need.
+ */
+function lazyValidator(): jsonSchemaValidator {
+  let inner: AjvJsonSchemaValidator | undefined;
+  return { getValidator: (schema) => (inner ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+}
+
+/**
+ * A fetch that answers the standalone GET stream's request itself with 405, which the transport reads as
+ * "this server offers no such stream": for sessions that wait for no message the server sends unasked.
+ */
+function withoutStandaloneStream(fetch: FetchLike): FetchLike {
+  return (input, init) => {
+    if ((init?.method ?? 'GET').toUpperCase() === 'GET') return Promise.resolve(new Response(null, { status: 405 }));
+    return fetch(input, init);
+  };
+}
+
+type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
@@ -169,7 +198,7 @@ export class McpConnector {
     const inner =
       options.streamableHttpTransport?.(target) ??
       new StreamableHTTPClientTransport(target.url, {
-        fetch,
+        fetch: options.serverMessages === false ? withoutStandaloneStream(fetch as FetchLike) : fetch,
         requestInit: { headers: target.headers },
         // A discovery reads one answer per request; a broken stream is retried by the job, not here.
         reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
@@ -188,7 +217,7 @@ export class McpConnector {
     extra: { child?: ChildProcessTransport; dispose?: () => Promise<void>; beforeClose?: () => Promise<void> },
   ): Promise<LegacySession> {
     const tap = new TapTransport(inner);
-    const client = new LegacyClient(CLIENT_INFO, { capabilities: {} });
+    const client = new LegacyClient(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: lazyValidator() });
     // Errors surface through the request that failed; the default handler would only print them.
     client.onerror = () => undefined;
     const onAbort = () => {
