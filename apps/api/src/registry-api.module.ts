@@ -2,6 +2,7 @@ import { DatabaseModule } from '@app/database';
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
+import { AnswerCacheModule } from './common/answer-cache.module';
 import { JsonBodyMiddleware } from './common/json-body.middleware';
 import { IntegrationModule } from './integrations/integration.module';
 import { ServerInfoModule } from './llm/server-info.module';
@@ -10,7 +11,7 @@ import { TenantModule } from './tenants/tenant.module';
 
 /** The registry's REST and RPC API: keys and tenants, servers by kind, integrations, the audit log. */
 @Module({
-  imports: [DatabaseModule, AuthModule, AuditModule, TenantModule, ServerModule, IntegrationModule, ServerInfoModule],
+  imports: [DatabaseModule, AnswerCacheModule, AuthModule, AuditModule, TenantModule, ServerModule, IntegrationModule, ServerInfoModule],
 })
 export class RegistryApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

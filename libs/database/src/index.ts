@@ -31,3 +31,4 @@ export {
   CatalogChangeRow,
   CatalogChanges,
 } from './repositories/catalog.repository';
+export { RegistryChangeListener, RegistryChange, RegistryChangeHandlers, REGISTRY_CHANGES_CHANNEL, parseRegistryChange } from './registry-changes';

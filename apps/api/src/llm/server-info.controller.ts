@@ -1,5 +1,5 @@
 import { Principal } from '@app/domain';
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
@@ -17,8 +17,9 @@ export class ServerInfoController {
   @ApiOperation({ summary: "One server's MCPServerInfo: name, version, capabilities, labels, status, tools, kind" })
   @ApiOkResponse({ type: McpServerInfoDto })
   @ApiProblems(400, 404)
-  getServerInfo(@CurrentPrincipal() principal: Principal, @Body() body: GetServerInfoDto): Promise<McpServerInfoDto> {
-    return this.info.getServerInfo(principal, body.serverId);
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  getServerInfo(@CurrentPrincipal() principal: Principal, @Body() body: GetServerInfoDto): Promise<string> {
+    return this.info.getServerInfoJson(principal, body.serverId);
   }
 
   @Post('mcp-list-servers')
@@ -26,7 +27,8 @@ export class ServerInfoController {
   @ApiOperation({ summary: 'The servers the caller may see, as MCPServerInfo, one page at a time; filters kind and status (names or numbers)' })
   @ApiOkResponse({ type: McpServerInfoPageDto })
   @ApiProblems(400)
-  listServers(@CurrentPrincipal() principal: Principal, @Body() body: ListServersRpcDto): Promise<McpServerInfoPageDto> {
-    return this.info.listServers(principal, body);
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  listServers(@CurrentPrincipal() principal: Principal, @Body() body: ListServersRpcDto): Promise<string> {
+    return this.info.listServersJson(principal, body);
   }
 }

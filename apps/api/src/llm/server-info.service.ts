@@ -2,6 +2,7 @@ import { DEFAULT_PAGE_SIZE, ServerRepository, ToolRepository } from '@app/databa
 import { kindToWire, NotFoundError, parseKind, parseStatus, Principal, ServerRecord, statusToWire, ToolDefinition } from '@app/domain';
 import type { ListServersInput, ListServersResult, McpServerInfo } from '@app/registry';
 import { Injectable } from '@nestjs/common';
+import { AnswerCache, audienceOf } from '../common/answer-cache';
 import { capabilityNames } from '../servers/server.presenter';
 
 /** A server as the reference contract's MCPServerInfo: exactly its fields, enums as canonical names. */
@@ -24,7 +25,33 @@ export class ServerInfoService {
   constructor(
     private readonly servers: ServerRepository,
     private readonly tools: ToolRepository,
+    private readonly cache: AnswerCache,
   ) {}
+
+  /** getServerInfo() as JSON text, kept until the server or its tools change. */
+  async getServerInfoJson(principal: Principal, serverId: string): Promise<string> {
+    const key = `info:${serverId}`;
+    const kept = this.cache.get(key, principal);
+    if (kept !== undefined) return kept;
+    const mark = this.cache.mark();
+    const server = await this.servers.findById(serverId, principal);
+    if (!server) throw new NotFoundError(`server ${serverId} not found`);
+    const text = JSON.stringify(toMcpServerInfo(server, await this.tools.listByServer(server.id)));
+    this.cache.put(key, mark, text, { serverId: server.id, tenantId: server.tenantId });
+    return text;
+  }
+
+  /** listServers() as JSON text, kept until a server the caller may see changes. */
+  async listServersJson(principal: Principal, input: ListServersInput): Promise<string> {
+    const audience = audienceOf(principal);
+    const key = `llm-list:${audience === 'admin' ? 'admin' : audience.tenantId}:${JSON.stringify([input.kind, input.status, input.pageSize, input.pageToken])}`;
+    const kept = this.cache.get(key, principal);
+    if (kept !== undefined) return kept;
+    const mark = this.cache.mark();
+    const text = JSON.stringify(await this.listServers(principal, input));
+    this.cache.put(key, mark, text, { audience });
+    return text;
+  }
 
   async getServerInfo(principal: Principal, serverId: string): Promise<McpServerInfo> {
     const server = await this.servers.findById(serverId, principal);

@@ -1,5 +1,5 @@
 import { Principal } from '@app/domain';
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
@@ -39,8 +39,9 @@ export class ServerController {
   @ApiOperation({ summary: "The servers the caller may see: the platform's (INTERNAL, BUILT_IN, EXTERNAL) and its own" })
   @ApiOkResponse({ type: ServerPageDto })
   @ApiProblems(400)
-  list(@CurrentPrincipal() principal: Principal, @Query() query: ListServersQueryDto): Promise<ServerPageDto> {
-    return this.servers.list(principal, query);
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  list(@CurrentPrincipal() principal: Principal, @Query() query: ListServersQueryDto): Promise<string> {
+    return this.servers.listJson(principal, query);
   }
 
   @Get(':id')

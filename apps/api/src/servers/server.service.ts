@@ -25,6 +25,7 @@ import { DiscoveryProducer, DiscoveryTrigger } from '@app/queue';
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AuditService } from '../audit/audit.service';
+import { AnswerCache, audienceOf } from '../common/answer-cache';
 import {
   CreateServerDto,
   DiscoveriesQueryDto,
@@ -76,6 +77,7 @@ export class ServerService {
     private readonly outbound: OutboundPolicy,
     private readonly producer: DiscoveryProducer,
     private readonly audit: AuditService,
+    private readonly cache: AnswerCache,
   ) {}
 
   /** A server the principal may see, or 404 (a tenant never learns whether another's exists). */
@@ -136,6 +138,18 @@ export class ServerService {
     };
     const page = await this.servers.list(principal, filter, { pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE, pageToken: query.pageToken });
     return { servers: page.items.map((s) => toServerDto(s, principal)), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
+  }
+
+  /** list() as JSON text, kept until a server the caller may see changes. */
+  async listJson(principal: Principal, query: ListServersQueryDto): Promise<string> {
+    const audience = audienceOf(principal);
+    const key = `list:${audience === 'admin' ? 'admin' : audience.tenantId}:${JSON.stringify([query.kind, query.status, query.q, query.pageSize, query.pageToken])}`;
+    const kept = this.cache.get(key, principal);
+    if (kept !== undefined) return kept;
+    const mark = this.cache.mark();
+    const text = JSON.stringify(await this.list(principal, query));
+    this.cache.put(key, mark, text, { audience });
+    return text;
   }
 
   async get(principal: Principal, id: string): Promise<ServerDto> {

@@ -1,0 +1,191 @@
+import { RegistryChange, RegistryChangeListener } from '@app/database';
+import { isAdmin, Principal } from '@app/domain';
+import { Runtime, RUNTIME } from '@app/platform';
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+
+/** What the kept answers may take, counted in characters of JSON. */
+export const ANSWER_CACHE_MAX_CHARS = 32 * 1024 * 1024;
+/** A single answer larger than this is not kept. */
+const MAX_ANSWER_CHARS = 1024 * 1024;
+/** Servers whose last change is remembered one by one; past this, a change is treated as a change to all. */
+const MAX_REMEMBERED = 50_000;
+
+/** Who an answer is for: one server's answer, or a listing seen by the admin or by one tenant. */
+export type AnswerSubject = { serverId: string; tenantId: string | null } | { audience: 'admin' | { tenantId: string } };
+
+interface Entry {
+  text: string;
+  subject: AnswerSubject;
+}
+
+/** The audience a principal's listings are kept for. */
+export function audienceOf(principal: Principal): 'admin' | { tenantId: string } {
+  return isAdmin(principal) ? 'admin' : { tenantId: principal.tenantId };
+}
+
+function audienceKey(a: 'admin' | { tenantId: string }): string {
+  return a === 'admin' ? 'admin' : `t:${a.tenantId}`;
+}
+
+/**
+ * The read answers of the LLM-facing and REST APIs (one server's MCPServerInfo, a page of a listing), kept as
+ * JSON text and dropped the moment the registry changes: PostgreSQL announces each committed change to a
+ * server or its tools (LISTEN/NOTIFY, see RegistryChangeListener), and a write through this process drops
+ * everything kept before it answers. An answer is kept only if nothing it depends on changed while it was
+ * read, and only while the listening connection is up, so a kept answer is never older than the last change
+ * the database has announced. The embedded database does not deliver notifications between connections:
+ * there, nothing is kept.
+ */
+@Injectable()
+export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly entries = new Map<string, Entry>();
+  /** The keys of the kept answers by what they depend on: a server's, or an audience's listings. */
+  private readonly serverKeys = new Map<string, Set<string>>();
+  private readonly listingKeys = new Map<string, Set<string>>();
+  private chars = 0;
+  /** Counts changes; a read remembers it when it starts (mark()) and may keep its answer only if nothing it depends on moved past it. */
+  private epoch = 0;
+  private everythingAt = 0;
+  private readonly serverAt = new Map<string, number>();
+  private readonly audienceAt = new Map<string, number>();
+  /** The last change to any server of the platform (seen by every audience). */
+  private platformAt = 0;
+  private anyAt = 0;
+  private writes = 0;
+  private listener?: RegistryChangeListener;
+  readonly stats = { hits: 0, misses: 0, kept: 0, dropped: 0 };
+
+  constructor(@Inject(RUNTIME) private readonly runtime: Runtime) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.runtime.embedded) return;
+    this.listener = new RegistryChangeListener(this.runtime.databaseUrl, {
+      change: (c) => this.changed(c),
+      reset: () => this.clear(),
+      error: (err) => this.runtime.logger.warn({ err: err.message }, 'listening for registry changes failed; answers are read afresh until it listens again'),
+    });
+    await this.listener.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.listener?.stop();
+    this.clear();
+  }
+
+  /** Whether answers are kept now (listening, and no write through this process under way). */
+  get active(): boolean {
+    return this.listener?.listening === true && this.writes === 0;
+  }
+
+  /** Call before reading what an answer is made of; pass the result to put(). */
+  mark(): number {
+    return this.epoch;
+  }
+
+  /** The kept answer, if `principal` may see it. */
+  get(key: string, principal: Principal): string | undefined {
+    if (!this.active) return undefined;
+    const entry = this.entries.get(key);
+    if (!entry) {
+      this.stats.misses++;
+      return undefined;
+    }
+    const s = entry.subject;
+    if ('serverId' in s && !isAdmin(principal) && s.tenantId !== null && s.tenantId !== principal.tenantId) return undefined;
+    // Most recently used last: the oldest is dropped first when room is needed.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    this.stats.hits++;
+    return entry.text;
+  }
+
+  /** Keeps an answer read since `mark`, unless something it depends on changed meanwhile. */
+  put(key: string, mark: number, text: string, subject: AnswerSubject): void {
+    if (!this.active || text.length > MAX_ANSWER_CHARS || this.changedSince(mark, subject)) return;
+    this.remove(key);
+    this.entries.set(key, { text, subject });
+    this.chars += text.length;
+    this.indexOf(subject, true)?.add(key);
+    this.stats.kept++;
+    for (const [k] of this.entries) {
+      if (this.chars <= ANSWER_CACHE_MAX_CHARS) break;
+      this.remove(k);
+    }
+  }
+
+  private changedSince(mark: number, subject: AnswerSubject): boolean {
+    if (this.everythingAt > mark) return true;
+    if ('serverId' in subject) return (this.serverAt.get(subject.serverId) ?? 0) > mark;
+    if (subject.audience === 'admin') return this.anyAt > mark;
+    return this.platformAt > mark || (this.audienceAt.get(audienceKey(subject.audience)) ?? 0) > mark;
+  }
+
+  /** A write through this process begins: nothing kept before it is served, and nothing is kept until it ends. */
+  beginWrite(): () => void {
+    this.writes++;
+    this.clear();
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.writes--;
+      this.clear();
+    };
+  }
+
+  /** A change was announced: drop what depends on it. */
+  changed(change: RegistryChange): void {
+    const at = ++this.epoch;
+    this.anyAt = at;
+    if (this.serverAt.size >= MAX_REMEMBERED || this.audienceAt.size >= MAX_REMEMBERED) {
+      this.serverAt.clear();
+      this.audienceAt.clear();
+      this.everythingAt = at;
+    }
+    this.serverAt.set(change.serverId, at);
+    if (change.tenantId === null || change.tenantId === undefined) this.platformAt = at;
+    else this.audienceAt.set(audienceKey({ tenantId: change.tenantId }), at);
+    const drop = (keys: Set<string> | undefined) => {
+      for (const key of [...(keys ?? [])]) this.remove(key);
+    };
+    drop(this.serverKeys.get(change.serverId));
+    drop(this.listingKeys.get('admin'));
+    if (change.tenantId == null) for (const keys of [...this.listingKeys.values()]) drop(keys);
+    else drop(this.listingKeys.get(audienceKey({ tenantId: change.tenantId })));
+  }
+
+  private indexOf(subject: AnswerSubject, create: boolean): Set<string> | undefined {
+    const [index, key] = 'serverId' in subject ? [this.serverKeys, subject.serverId] : [this.listingKeys, audienceKey(subject.audience)];
+    let keys = index.get(key);
+    if (!keys && create) index.set(key, (keys = new Set()));
+    return keys;
+  }
+
+  /** Drops every kept answer (listening started or stopped, or a write through this process). */
+  clear(): void {
+    this.epoch++;
+    this.everythingAt = this.epoch;
+    this.serverAt.clear();
+    this.audienceAt.clear();
+    this.stats.dropped += this.entries.size;
+    this.entries.clear();
+    this.serverKeys.clear();
+    this.listingKeys.clear();
+    this.chars = 0;
+  }
+
+  get size(): { entries: number; chars: number } {
+    return { entries: this.entries.size, chars: this.chars };
+  }
+
+  private remove(key: string): void {
+    const old = this.entries.get(key);
+    if (!old) return;
+    this.entries.delete(key);
+    this.chars -= old.text.length;
+    this.stats.dropped++;
+    const keys = this.indexOf(old.subject, false);
+    keys?.delete(key);
+    if (keys?.size === 0) ('serverId' in old.subject ? this.serverKeys : this.listingKeys).delete('serverId' in old.subject ? old.subject.serverId : audienceKey(old.subject.audience));
+  }
+}

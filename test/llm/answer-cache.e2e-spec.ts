@@ -1,0 +1,123 @@
+import { Client } from 'pg';
+import { AnswerCache } from '../../apps/api/src/common/answer-cache';
+import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
+import { startTestApp, TestApp } from '../support/app';
+import { waitFor } from '../support/servers';
+
+/**
+ * The kept read answers: served again while nothing changed, dropped the moment a server or its tools change
+ * in the database (whoever wrote it: here another connection, as a worker would), never shown to a tenant
+ * that may not see the server, and not kept at all while the change notifications cannot be trusted.
+ */
+describe('kept read answers (mcp-get-server-info, mcp-list-servers, GET /servers)', () => {
+  let t: TestApp;
+  let a: TenantKey;
+  let b: TenantKey;
+  let platformServer: string;
+  let mine: string;
+  /** Another connection to the database, as the discovery worker is. */
+  let other: Client;
+  let cache: AnswerCache;
+
+  beforeAll(async () => {
+    t = await startTestApp({ worker: false, env: { MCP_OUTBOUND_ALLOW: '*.example.com' } });
+    cache = t.app.get(AnswerCache);
+    a = await makeTenant(t);
+    b = await makeTenant(t);
+    platformServer = (await t.request('POST', '/api/v1/servers', { body: { name: 'kept-catalog', transport: 'sse', url: 'https://c.example.com' } })).body.id;
+    mine = (await t.request('POST', '/api/v1/servers', { key: a.key, body: { name: 'kept-mine', transport: 'sse', url: 'https://m.example.com' } })).body.id;
+    other = new Client({ connectionString: t.database.url });
+    await other.connect();
+    await waitFor('listening for registry changes', async () => cache.active, 10_000, 20);
+  });
+  afterAll(async () => {
+    await other?.end();
+    await t?.close();
+  });
+
+  const info = (key: string | undefined, serverId: string) => t.request('POST', '/api/v1/llm/mcp-get-server-info', { key, body: { serverId } });
+
+  it('serves the same answer again from what it kept, as JSON', async () => {
+    const first = await info(a.key, mine);
+    expect(first.status).toBe(200);
+    const hits = cache.stats.hits;
+    const second = await info(a.key, mine);
+    expect(second.status).toBe(200);
+    expect(second.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(second.body).toEqual(first.body);
+    expect(cache.stats.hits).toBe(hits + 1);
+  });
+
+  it('drops a kept answer as soon as another process changes the server or its tools', async () => {
+    expect((await info(a.key, platformServer)).body.availableTools).toEqual([]);
+    expect((await info(a.key, platformServer)).body.availableTools).toEqual([]);
+    await other.query(`UPDATE servers SET status = 'CONNECTED', server_version = '9.9.9', tool_count = 1 WHERE id = $1`, [platformServer]);
+    await other.query(
+      `INSERT INTO tools (id, server_id, name, input_schema, hash, position) VALUES (gen_random_uuid(), $1, 'fresh_tool', '{"type":"object"}', 'h', 0)`,
+      [platformServer],
+    );
+    const started = Date.now();
+    const fresh = await waitFor('the new answer', async () => {
+      const res = await info(a.key, platformServer);
+      return res.body.availableTools.length === 1 ? res.body : undefined;
+    }, 5000, 5);
+    // Notifications arrive in milliseconds; the catalog's change feed poll (1 s) is not what made this fresh.
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(fresh).toMatchObject({ version: '9.9.9', status: 'MCP_SERVER_CONNECTION_STATUS_CONNECTED', availableTools: [{ name: 'fresh_tool' }] });
+    // A change to a tool alone (no server row touched) drops the answer too.
+    await other.query(`UPDATE tools SET description = 'now described' WHERE server_id = $1`, [platformServer]);
+    await waitFor('the changed tool', async () => (await info(a.key, platformServer)).body.availableTools[0]?.description === 'now described', 5000, 5);
+  });
+
+  it('never shows a kept answer to a tenant that may not see the server', async () => {
+    expect((await info(a.key, mine)).status).toBe(200);
+    expect((await info(a.key, mine)).status).toBe(200);
+    const res = await info(b.key, mine);
+    expectProblem(res, 404);
+    const list = await t.request('GET', '/api/v1/servers?pageSize=100', { key: b.key });
+    expect(list.body.servers.map((s: { id: string }) => s.id)).not.toContain(mine);
+  });
+
+  it('reads its own write: a listing right after a PATCH through this process shows it', async () => {
+    for (let i = 0; i < 5; i++) {
+      const before = await t.request('GET', '/api/v1/servers?pageSize=100', { key: a.key });
+      expect(before.status).toBe(200);
+      const patched = await t.request('PATCH', `/api/v1/servers/${mine}`, { key: a.key, body: { metadata: { round: String(i) } } });
+      expect(patched.status).toBe(200);
+      const after = await t.request('GET', '/api/v1/servers?pageSize=100', { key: a.key });
+      expect(after.body.servers.find((s: { id: string }) => s.id === mine).metadata).toEqual({ round: String(i) });
+      const rpc = await t.request('POST', '/api/v1/llm/mcp-list-servers', { key: a.key, body: { pageSize: 100 } });
+      expect(rpc.body.servers.find((s: { serverId: string }) => s.serverId === mine).metadata).toEqual({ round: String(i) });
+    }
+  });
+
+  it("drops another tenant's listings only when a server they can see changes", async () => {
+    const key = (k: string) => t.request('GET', '/api/v1/servers?pageSize=100', { key: k });
+    await key(b.key);
+    await key(b.key);
+    const hits = cache.stats.hits;
+    // Tenant a's own server changes in the database: b's listing cannot include it and stays kept.
+    await other.query(`UPDATE servers SET server_version = '2.0.0' WHERE id = $1`, [mine]);
+    await waitFor("a's listing to show the change", async () => {
+      const res = await key(a.key);
+      return res.body.servers.find((s: { id: string }) => s.id === mine).version === '2.0.0';
+    }, 5000, 5);
+    await key(b.key);
+    expect(cache.stats.hits).toBeGreaterThan(hits);
+  });
+
+  it('keeps nothing while it cannot listen, and listens again after its connection is cut', async () => {
+    await info(a.key, mine);
+    await other.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN registry_changes' AND datname = current_database()`);
+    await waitFor('the listener to notice', async () => !cache.active, 5000, 5);
+    expect(cache.size.entries).toBe(0);
+    // Answers are still right meanwhile, read afresh.
+    await other.query(`UPDATE servers SET server_version = '3.0.0' WHERE id = $1`, [mine]);
+    expect((await info(a.key, mine)).body.version).toBe('3.0.0');
+    expect(cache.size.entries).toBe(0);
+    await waitFor('listening again', async () => cache.active, 15_000, 20);
+    await info(a.key, mine);
+    await other.query(`UPDATE servers SET server_version = '4.0.0' WHERE id = $1`, [mine]);
+    await waitFor('the change after listening again', async () => (await info(a.key, mine)).body.version === '4.0.0', 5000, 5);
+  });
+});
