@@ -1,3 +1,4 @@
+import { ApiKeyRepository } from '@app/database';
 import { startTestApp, TestApp } from '../support/app';
 import { expectProblem, makeTenant } from './helpers';
 
@@ -86,6 +87,23 @@ describe('authentication, tenants and keys', () => {
       expect(Date.now() - revokedAt).toBeLessThan(2000);
     } finally {
       await replica.close();
+    }
+  });
+
+  it('looks a key up once for many requests at once, and again in the background while it is in use', async () => {
+    const tenant = await makeTenant(t);
+    const repo = t.app.get(ApiKeyRepository);
+    const lookups = jest.spyOn(repo, 'findActiveByHash');
+    try {
+      const answers = await Promise.all(Array.from({ length: 40 }, () => t.request('GET', '/api/v1/servers?pageSize=1', { key: tenant.key })));
+      expect(answers.map((r) => r.status)).toEqual(Array(40).fill(200));
+      expect(lookups).toHaveBeenCalledTimes(1);
+      // Past half its life, a request is answered from the entry and starts one lookup in the background.
+      await new Promise((r) => setTimeout(r, 600));
+      await Promise.all(Array.from({ length: 10 }, () => t.request('GET', '/api/v1/servers?pageSize=1', { key: tenant.key })));
+      expect(lookups).toHaveBeenCalledTimes(2);
+    } finally {
+      lookups.mockRestore();
     }
   });
 
