@@ -48,6 +48,20 @@ describe('kept read answers (mcp-get-server-info, mcp-list-servers, GET /servers
     expect(cache.stats.hits).toBe(hits + 1);
   });
 
+  it('tags each answer, and a listing whose tag still matches is answered 304', async () => {
+    const first = await t.request('GET', '/api/v1/servers?pageSize=100', { key: a.key });
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^W\/"[0-9a-f]+-[A-Za-z0-9+/]{27}"$/);
+    // (fetch asks for a reload, Cache-Control: no-cache, unless the request says otherwise)
+    const conditional = { 'if-none-match': etag!, 'cache-control': 'max-age=0' };
+    const again = await t.request('GET', '/api/v1/servers?pageSize=100', { key: a.key, headers: conditional });
+    expect(again.status).toBe(304);
+    await t.request('PATCH', `/api/v1/servers/${mine}`, { key: a.key, body: { metadata: { tagged: 'yes' } } });
+    const changed = await t.request('GET', '/api/v1/servers?pageSize=100', { key: a.key, headers: conditional });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+  });
+
   it('drops a kept answer as soon as another process changes the server or its tools', async () => {
     expect((await info(a.key, platformServer)).body.availableTools).toEqual([]);
     expect((await info(a.key, platformServer)).body.availableTools).toEqual([]);

@@ -10,6 +10,8 @@ export class Metrics {
   readonly serversByStatus: Gauge<'status'>;
   readonly queueDepth: Gauge<'state'>;
   readonly toolCalls: Counter<'outcome'>;
+  readonly answerCacheLookups: Counter<'result'>;
+  readonly answerCacheBytes: Gauge;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'mcpr_' });
@@ -49,6 +51,17 @@ export class Metrics {
       name: 'mcpr_queue_jobs',
       help: 'Discovery queue jobs, by state',
       labelNames: ['state'],
+      registers: [this.registry],
+    });
+    this.answerCacheLookups = new Counter({
+      name: 'mcpr_answer_cache_lookups_total',
+      help: 'Read answers looked up among the kept ones: hit, miss (read from PostgreSQL), or bypass (not listening for changes, or a write under way)',
+      labelNames: ['result'],
+      registers: [this.registry],
+    });
+    this.answerCacheBytes = new Gauge({
+      name: 'mcpr_answer_cache_bytes',
+      help: 'Bytes of JSON kept as read answers',
       registers: [this.registry],
     });
     this.toolCalls = new Counter({

@@ -1,20 +1,44 @@
 import { RegistryChange, RegistryChangeListener } from '@app/database';
 import { isAdmin, Principal } from '@app/domain';
-import { Runtime, RUNTIME } from '@app/platform';
+import { Metrics } from '@app/observability';
+import { METRICS, Runtime, RUNTIME } from '@app/platform';
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { Response } from 'express';
+import { createHash } from 'node:crypto';
 
-/** What the kept answers may take, counted in characters of JSON. */
-export const ANSWER_CACHE_MAX_CHARS = 32 * 1024 * 1024;
+/** What the kept answers may take, in bytes of JSON. */
+export const ANSWER_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 /** A single answer larger than this is not kept. */
-const MAX_ANSWER_CHARS = 1024 * 1024;
+const MAX_ANSWER_BYTES = 1024 * 1024;
 /** Servers whose last change is remembered one by one; past this, a change is treated as a change to all. */
 const MAX_REMEMBERED = 50_000;
 
 /** Who an answer is for: one server's answer, or a listing seen by the admin or by one tenant. */
 export type AnswerSubject = { serverId: string; tenantId: string | null } | { audience: 'admin' | { tenantId: string } };
 
+/** A JSON answer ready to send: its bytes and its (weak) entity tag, made once however often it is sent. */
+export interface Answer {
+  body: Buffer;
+  etag: string;
+}
+
+/** The answer for a value: JSON, with the weak ETag Express would compute for it. */
+export function toAnswer(value: unknown): Answer {
+  const body = Buffer.from(JSON.stringify(value));
+  const hash = createHash('sha1').update(body).digest('base64').slice(0, 27);
+  return { body, etag: `W/"${body.length.toString(16)}-${hash}"` };
+}
+
+/** Sends an answer with status 200 (a conditional GET whose tag still matches gets 304 from Express). */
+export function sendAnswer(res: Response, answer: Answer): void {
+  res.status(200);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('ETag', answer.etag);
+  res.send(answer.body);
+}
+
 interface Entry {
-  text: string;
+  answer: Answer;
   subject: AnswerSubject;
 }
 
@@ -42,7 +66,7 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
   /** The keys of the kept answers by what they depend on: a server's, or an audience's listings. */
   private readonly serverKeys = new Map<string, Set<string>>();
   private readonly listingKeys = new Map<string, Set<string>>();
-  private chars = 0;
+  private bytes = 0;
   /** Counts changes; a read remembers it when it starts (mark()) and may keep its answer only if nothing it depends on moved past it. */
   private epoch = 0;
   private everythingAt = 0;
@@ -53,9 +77,12 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
   private anyAt = 0;
   private writes = 0;
   private listener?: RegistryChangeListener;
-  readonly stats = { hits: 0, misses: 0, kept: 0, dropped: 0 };
+  readonly stats = { hits: 0, misses: 0, bypassed: 0, kept: 0, refused: 0, dropped: 0 };
 
-  constructor(@Inject(RUNTIME) private readonly runtime: Runtime) {}
+  constructor(
+    @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(METRICS) private readonly metrics: Metrics,
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.runtime.embedded) return;
@@ -83,11 +110,16 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** The kept answer, if `principal` may see it. */
-  get(key: string, principal: Principal): string | undefined {
-    if (!this.active) return undefined;
+  get(key: string, principal: Principal): Answer | undefined {
+    if (!this.active) {
+      this.stats.bypassed++;
+      this.metrics.answerCacheLookups.inc({ result: 'bypass' });
+      return undefined;
+    }
     const entry = this.entries.get(key);
     if (!entry) {
       this.stats.misses++;
+      this.metrics.answerCacheLookups.inc({ result: 'miss' });
       return undefined;
     }
     const s = entry.subject;
@@ -96,21 +128,26 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
     this.entries.delete(key);
     this.entries.set(key, entry);
     this.stats.hits++;
-    return entry.text;
+    this.metrics.answerCacheLookups.inc({ result: 'hit' });
+    return entry.answer;
   }
 
   /** Keeps an answer read since `mark`, unless something it depends on changed meanwhile. */
-  put(key: string, mark: number, text: string, subject: AnswerSubject): void {
-    if (!this.active || text.length > MAX_ANSWER_CHARS || this.changedSince(mark, subject)) return;
+  put(key: string, mark: number, answer: Answer, subject: AnswerSubject): void {
+    if (!this.active || answer.body.length > MAX_ANSWER_BYTES || this.changedSince(mark, subject)) {
+      this.stats.refused++;
+      return;
+    }
     this.remove(key);
-    this.entries.set(key, { text, subject });
-    this.chars += text.length;
+    this.entries.set(key, { answer, subject });
+    this.bytes += answer.body.length;
     this.indexOf(subject, true)?.add(key);
     this.stats.kept++;
     for (const [k] of this.entries) {
-      if (this.chars <= ANSWER_CACHE_MAX_CHARS) break;
+      if (this.bytes <= ANSWER_CACHE_MAX_BYTES) break;
       this.remove(k);
     }
+    this.metrics.answerCacheBytes.set(this.bytes);
   }
 
   private changedSince(mark: number, subject: AnswerSubject): boolean {
@@ -171,18 +208,19 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
     this.entries.clear();
     this.serverKeys.clear();
     this.listingKeys.clear();
-    this.chars = 0;
+    this.bytes = 0;
+    this.metrics.answerCacheBytes.set(0);
   }
 
-  get size(): { entries: number; chars: number } {
-    return { entries: this.entries.size, chars: this.chars };
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.bytes };
   }
 
   private remove(key: string): void {
     const old = this.entries.get(key);
     if (!old) return;
     this.entries.delete(key);
-    this.chars -= old.text.length;
+    this.bytes -= old.answer.body.length;
     this.stats.dropped++;
     const keys = this.indexOf(old.subject, false);
     keys?.delete(key);

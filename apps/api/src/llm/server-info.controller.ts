@@ -1,7 +1,9 @@
 import { Principal } from '@app/domain';
-import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { CurrentPrincipal } from '../auth/auth.decorators';
+import { sendAnswer } from '../common/answer-cache';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
 import { GetServerInfoDto, ListServersRpcDto, McpServerInfoDto, McpServerInfoPageDto } from './server-info.dto';
 import { ServerInfoService } from './server-info.service';
@@ -17,9 +19,8 @@ export class ServerInfoController {
   @ApiOperation({ summary: "One server's MCPServerInfo: name, version, capabilities, labels, status, tools, kind" })
   @ApiOkResponse({ type: McpServerInfoDto })
   @ApiProblems(400, 404)
-  @Header('Content-Type', 'application/json; charset=utf-8')
-  getServerInfo(@CurrentPrincipal() principal: Principal, @Body() body: GetServerInfoDto): Promise<string> {
-    return this.info.getServerInfoJson(principal, body.serverId);
+  async getServerInfo(@CurrentPrincipal() principal: Principal, @Body() body: GetServerInfoDto, @Res() res: Response): Promise<void> {
+    sendAnswer(res, await this.info.getServerInfoAnswer(principal, body.serverId));
   }
 
   @Post('mcp-list-servers')
@@ -27,8 +28,7 @@ export class ServerInfoController {
   @ApiOperation({ summary: 'The servers the caller may see, as MCPServerInfo, one page at a time; filters kind and status (names or numbers)' })
   @ApiOkResponse({ type: McpServerInfoPageDto })
   @ApiProblems(400)
-  @Header('Content-Type', 'application/json; charset=utf-8')
-  listServers(@CurrentPrincipal() principal: Principal, @Body() body: ListServersRpcDto): Promise<string> {
-    return this.info.listServersJson(principal, body);
+  async listServers(@CurrentPrincipal() principal: Principal, @Body() body: ListServersRpcDto, @Res() res: Response): Promise<void> {
+    sendAnswer(res, await this.info.listServersAnswer(principal, body));
   }
 }

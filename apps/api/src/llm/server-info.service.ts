@@ -2,7 +2,7 @@ import { DEFAULT_PAGE_SIZE, ServerRepository, ToolRepository } from '@app/databa
 import { kindToWire, NotFoundError, parseKind, parseStatus, Principal, ServerRecord, statusToWire, ToolDefinition } from '@app/domain';
 import type { ListServersInput, ListServersResult, McpServerInfo } from '@app/registry';
 import { Injectable } from '@nestjs/common';
-import { AnswerCache, audienceOf } from '../common/answer-cache';
+import { Answer, AnswerCache, audienceOf, toAnswer } from '../common/answer-cache';
 import { capabilityNames } from '../servers/server.presenter';
 
 /** A server as the reference contract's MCPServerInfo: exactly its fields, enums as canonical names. */
@@ -28,29 +28,29 @@ export class ServerInfoService {
     private readonly cache: AnswerCache,
   ) {}
 
-  /** getServerInfo() as JSON text, kept until the server or its tools change. */
-  async getServerInfoJson(principal: Principal, serverId: string): Promise<string> {
+  /** getServerInfo() as a JSON answer, kept until the server or its tools change. */
+  async getServerInfoAnswer(principal: Principal, serverId: string): Promise<Answer> {
     const key = `info:${serverId}`;
     const kept = this.cache.get(key, principal);
     if (kept !== undefined) return kept;
     const mark = this.cache.mark();
     const server = await this.servers.findById(serverId, principal);
     if (!server) throw new NotFoundError(`server ${serverId} not found`);
-    const text = JSON.stringify(toMcpServerInfo(server, await this.tools.listByServer(server.id)));
-    this.cache.put(key, mark, text, { serverId: server.id, tenantId: server.tenantId });
-    return text;
+    const answer = toAnswer(toMcpServerInfo(server, await this.tools.listByServer(server.id)));
+    this.cache.put(key, mark, answer, { serverId: server.id, tenantId: server.tenantId });
+    return answer;
   }
 
-  /** listServers() as JSON text, kept until a server the caller may see changes. */
-  async listServersJson(principal: Principal, input: ListServersInput): Promise<string> {
+  /** listServers() as a JSON answer, kept until a server the caller may see changes. */
+  async listServersAnswer(principal: Principal, input: ListServersInput): Promise<Answer> {
     const audience = audienceOf(principal);
     const key = `llm-list:${audience === 'admin' ? 'admin' : audience.tenantId}:${JSON.stringify([input.kind, input.status, input.pageSize, input.pageToken])}`;
     const kept = this.cache.get(key, principal);
     if (kept !== undefined) return kept;
     const mark = this.cache.mark();
-    const text = JSON.stringify(await this.listServers(principal, input));
-    this.cache.put(key, mark, text, { audience });
-    return text;
+    const answer = toAnswer(await this.listServers(principal, input));
+    this.cache.put(key, mark, answer, { audience });
+    return answer;
   }
 
   async getServerInfo(principal: Principal, serverId: string): Promise<McpServerInfo> {

@@ -1,7 +1,9 @@
 import { Principal } from '@app/domain';
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { CurrentPrincipal } from '../auth/auth.decorators';
+import { sendAnswer } from '../common/answer-cache';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
 import {
   CreateServerDto,
@@ -39,9 +41,8 @@ export class ServerController {
   @ApiOperation({ summary: "The servers the caller may see: the platform's (INTERNAL, BUILT_IN, EXTERNAL) and its own" })
   @ApiOkResponse({ type: ServerPageDto })
   @ApiProblems(400)
-  @Header('Content-Type', 'application/json; charset=utf-8')
-  list(@CurrentPrincipal() principal: Principal, @Query() query: ListServersQueryDto): Promise<string> {
-    return this.servers.listJson(principal, query);
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: ListServersQueryDto, @Res() res: Response): Promise<void> {
+    sendAnswer(res, await this.servers.listAnswer(principal, query));
   }
 
   @Get(':id')
