@@ -4,8 +4,10 @@ import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
 import { translatePrismaError } from '../prisma-errors';
 import { ownerScopeOf, PLATFORM_SCOPE, ReadScope } from '../scope';
-import { PRISMA } from '../tokens';
-import { toServerRecord, transportToDb } from './server.mapper';
+import type { Server } from '../generated/prisma/client';
+import { Sql } from '../sql';
+import { PRISMA, SQL } from '../tokens';
+import { SERVER_COLUMNS, toServerRecord, transportToDb } from './server.mapper';
 
 /** Everything a new server row holds; the id is chosen by the caller so credentials can be bound to it. */
 export interface ServerCreate {
@@ -50,10 +52,6 @@ export interface StoredCredentials {
 
 const LIST = 'servers';
 
-function visibleTo(scope: ReadScope): Prisma.ServerWhereInput {
-  return scope.type === 'admin' ? {} : { OR: [{ tenantId: null }, { tenantId: scope.tenantId }] };
-}
-
 function escapeLike(q: string): string {
   return q.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
@@ -64,7 +62,10 @@ function conflictMessage(name: string): string {
 
 @Injectable()
 export class ServerRepository {
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(SQL) private readonly sql: Sql,
+  ) {}
 
   async create(input: ServerCreate): Promise<ServerRecord> {
     try {
@@ -102,8 +103,12 @@ export class ServerRepository {
   /** One server if the scope may see it, else null (a tenant never learns that another's exists). */
   async findById(id: string, scope: ReadScope): Promise<ServerRecord | null> {
     if (!isUuid(id)) return null;
-    const row = await this.prisma.server.findFirst({ where: { AND: [{ id }, visibleTo(scope)] } });
-    return row ? toServerRecord(row) : null;
+    // The hottest read of the API (every server lookup): one plain statement.
+    const rows = await this.sql.query<Server>(
+      `SELECT ${SERVER_COLUMNS} FROM servers WHERE id = $1::uuid AND ($2::uuid IS NULL OR tenant_id IS NULL OR tenant_id = $2::uuid)`,
+      [id, scope.type === 'admin' ? null : scope.tenantId],
+    );
+    return rows.length ? toServerRecord(rows[0]) : null;
   }
 
   /** A platform server (no tenant) by its name. */
@@ -124,28 +129,25 @@ export class ServerRepository {
    * handed out, so no row is skipped or shown twice.
    */
   async list(scope: ReadScope, filter: ServerFilter, page: PageRequest): Promise<Page<ServerRecord>> {
-    const and: Prisma.ServerWhereInput[] = [visibleTo(scope)];
-    if (filter.kinds?.length) and.push({ kind: { in: filter.kinds } });
-    if (filter.status) and.push({ status: filter.status });
+    const where: string[] = [];
+    const values: unknown[] = [];
+    const param = (v: unknown) => `$${values.push(v)}`;
+    if (scope.type !== 'admin') where.push(`(tenant_id IS NULL OR tenant_id = ${param(scope.tenantId)}::uuid)`);
+    if (filter.kinds?.length) where.push(`kind = ANY(${param(filter.kinds)}::"ServerKind"[])`);
+    if (filter.status) where.push(`status = ${param(filter.status)}::"ServerStatus"`);
     if (filter.q) {
-      const contains = escapeLike(filter.q);
-      and.push({
-        OR: [
-          { name: { contains, mode: 'insensitive' } },
-          { serverName: { contains, mode: 'insensitive' } },
-          { serverTitle: { contains, mode: 'insensitive' } },
-        ],
-      });
+      const like = param(`%${escapeLike(filter.q)}%`);
+      where.push(`(name ILIKE ${like} OR server_name ILIKE ${like} OR server_title ILIKE ${like})`);
     }
     if (page.pageToken) {
       const c = decodeCursor(LIST, page.pageToken);
-      and.push({ OR: [{ createdAt: { gt: c.at } }, { createdAt: c.at, id: { gt: c.id } }] });
+      where.push(`(created_at, id) > (${param(c.at)}::timestamptz, ${param(c.id)}::uuid)`);
     }
-    const rows = await this.prisma.server.findMany({
-      where: { AND: and },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      take: page.pageSize + 1,
-    });
+    const rows = await this.sql.query<Server>(
+      `SELECT ${SERVER_COLUMNS} FROM servers ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY created_at, id LIMIT ${param(page.pageSize + 1)}`,
+      values,
+    );
     return toPage(rows.map(toServerRecord), page.pageSize, LIST, (r) => ({ at: r.createdAt, id: r.id }));
   }
 

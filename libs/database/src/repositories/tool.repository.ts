@@ -4,9 +4,13 @@ import { randomUUID } from 'node:crypto';
 import type { Tool } from '../generated/prisma/client';
 import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { isUuid } from '../page';
-import { PRISMA } from '../tokens';
+import { Sql } from '../sql';
+import { PRISMA, SQL } from '../tokens';
 
-function toDefinition(row: Tool): ToolDefinition {
+/** The columns a definition is made of, under their Prisma field names. */
+const TOOL_COLUMNS = `server_id AS "serverId", name, title, description, input_schema AS "inputSchema", output_schema AS "outputSchema", annotations`;
+
+function toDefinition(row: Pick<Tool, 'name' | 'title' | 'description' | 'inputSchema' | 'outputSchema' | 'annotations'>): ToolDefinition {
   const tool: ToolDefinition = { name: row.name, inputSchema: (row.inputSchema ?? { type: 'object' }) as Record<string, unknown> };
   if (row.title !== null) tool.title = row.title;
   if (row.description !== null) tool.description = row.description;
@@ -34,12 +38,15 @@ function json(value: Record<string, unknown> | undefined): Prisma.InputJsonValue
 /** The tools of servers as last discovered. Callers check that the caller may see the server first. */
 @Injectable()
 export class ToolRepository {
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(SQL) private readonly sql: Sql,
+  ) {}
 
   /** One server's tools, in the order the server listed them. */
   async listByServer(serverId: string): Promise<ToolDefinition[]> {
     if (!isUuid(serverId)) return [];
-    const rows = await this.prisma.tool.findMany({ where: { serverId }, orderBy: [{ position: 'asc' }, { name: 'asc' }] });
+    const rows = await this.sql.query<Tool>(`SELECT ${TOOL_COLUMNS} FROM tools WHERE server_id = $1::uuid ORDER BY position, name`, [serverId]);
     return rows.map(toDefinition);
   }
 
@@ -48,10 +55,7 @@ export class ToolRepository {
     const ids = serverIds.filter(isUuid);
     const out = new Map<string, ToolDefinition[]>(ids.map((id) => [id, []]));
     if (ids.length === 0) return out;
-    const rows = await this.prisma.tool.findMany({
-      where: { serverId: { in: ids } },
-      orderBy: [{ serverId: 'asc' }, { position: 'asc' }, { name: 'asc' }],
-    });
+    const rows = await this.sql.query<Tool>(`SELECT ${TOOL_COLUMNS} FROM tools WHERE server_id = ANY($1::uuid[]) ORDER BY server_id, position, name`, [ids]);
     for (const row of rows) out.get(row.serverId)?.push(toDefinition(row));
     return out;
   }
