@@ -19,6 +19,22 @@ async function cannon(ctx, label, spec) {
   return { ...r, rps: round(r.rps, 1), okShare: r.requests ? round(ok / r.requests, 4) : 0 };
 }
 
+/** The api's answer-cache lookups so far, by result (hit, miss, bypass), from its /metrics. */
+async function cacheLookups(origin) {
+  const text = await fetch(`${origin}/metrics`).then((r) => r.text()).catch(() => '');
+  const out = {};
+  for (const m of text.matchAll(/^mcpr_answer_cache_lookups_total\{result="(\w+)"\} (\d+)/gm)) out[m[1]] = Number(m[2]);
+  return out;
+}
+
+/** What a load run did to the answer cache: lookups by result during it, and the share answered from the cache. */
+function cacheDelta(before, after) {
+  const d = {};
+  for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) d[k] = (after[k] ?? 0) - (before[k] ?? 0);
+  const total = Object.values(d).reduce((a, b) => a + b, 0);
+  return { ...d, hitShare: total ? round((d.hit ?? 0) / total, 4) : null };
+}
+
 /** Whether an endpoint exists and answers 200 here (a route that is not there yet answers 404 or 405). */
 async function probe(http, method, p, body, key) {
   const res = await http.request(method, p, body, key);
@@ -38,12 +54,14 @@ async function run(ctx, seeded) {
   const infoProbe = await probe(platform.http, 'POST', '/api/v1/llm/mcp-get-server-info', { serverId: ids[0] }, seeded.tenantKey);
   if (infoProbe.ok) {
     log('read path: POST /api/v1/llm/mcp-get-server-info');
+    const before = await cacheLookups(origin);
     out.endpoints.getServerInfo = await cannon(ctx, 'get-server-info', {
       url: `${origin}/api/v1/llm/mcp-get-server-info`,
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
       bodies: ids.map((serverId) => JSON.stringify({ serverId })),
     });
+    out.endpoints.getServerInfo.answerCache = cacheDelta(before, await cacheLookups(origin));
   } else {
     out.endpoints.getServerInfo = { notAvailable: infoProbe.why };
   }
@@ -51,7 +69,9 @@ async function run(ctx, seeded) {
   const listProbe = await probe(platform.http, 'GET', '/api/v1/servers', undefined, seeded.tenantKey);
   if (listProbe.ok) {
     log('read path: GET /api/v1/servers');
+    const before = await cacheLookups(origin);
     out.endpoints.listServers = await cannon(ctx, 'list-servers', { url: `${origin}/api/v1/servers`, headers: auth });
+    out.endpoints.listServers.answerCache = cacheDelta(before, await cacheLookups(origin));
   } else {
     out.endpoints.listServers = { notAvailable: listProbe.why };
   }
