@@ -26,6 +26,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 # ---- runtime ----
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/data
@@ -42,4 +43,5 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node is PID 1 and handles SIGTERM itself: it stops taking requests and jobs, then exits 0.
-CMD ["node", "dist/apps/api/apps/api/src/main.js"]
+# The V8 flags are package.json's config.nodeFlags (what `npm start` runs with; README, "Memory").
+CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=20", "dist/apps/api/apps/api/src/main.js"]

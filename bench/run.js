@@ -63,6 +63,16 @@ function cleanup() {
   return cleaning;
 }
 
+/** The api's own account of its memory (from /metrics): V8 heap used and reserved, and memory outside it. */
+async function heapOf(origin) {
+  const text = await fetch(`${origin}/metrics`).then((r) => r.text()).catch(() => '');
+  const mib = (name) => {
+    const m = text.match(new RegExp(`^mcpr_${name} (\\d+(?:\\.\\d+)?(?:e\\+\\d+)?)`, 'm'));
+    return m ? Math.round((Number(m[1]) / 1048576) * 10) / 10 : null;
+  };
+  return { heapUsedMiB: mib('nodejs_heap_size_used_bytes'), heapTotalMiB: mib('nodejs_heap_size_total_bytes'), externalMiB: mib('nodejs_external_memory_bytes') };
+}
+
 async function main(argv) {
   const opts = parseArgs(argv);
   const startedAt = Date.now();
@@ -153,7 +163,8 @@ async function main(argv) {
             servers: seeded.servers,
             tools: seeded.tools,
             after: [opts.only.has('read') && 'read-path load', opts.only.has('search') && 'searches', opts.only.has('call') && 'tool calls'].filter(Boolean).join(', ') || 'start',
-            api: memoryOf(pids.api),
+            startedWith: `node ${require('../package.json').config.nodeFlags} (package.json config.nodeFlags), MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}`,
+            api: { ...memoryOf(pids.api), ...(await heapOf(seeded.platform.origin)) },
             workers: pids.workers.map(memoryOf),
           };
         }

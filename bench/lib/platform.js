@@ -14,6 +14,8 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const API_MAIN = path.join(ROOT, 'dist/apps/api/apps/api/src/main.js');
 const WORKER_MAIN = path.join(ROOT, 'dist/apps/worker/apps/worker/src/main.js');
 
+/** The V8 flags the start scripts run the api and the worker with (package.json config.nodeFlags). */
+const START_FLAGS = require('../../package.json').config.nodeFlags.split(' ').filter(Boolean);
 const PG_ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -220,6 +222,8 @@ class Platform {
       ADMIN_API_KEY: this.secrets.adminKey,
       CREDENTIALS_KEY: this.secrets.credentialsKey,
       MCP_OUTBOUND_ALLOW: '127.0.0.1',
+      // As `npm start` runs them (package.json): malloc arenas and V8 flags are part of what is measured.
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
       ...this.extraEnv,
     };
     if (this.mode === 'embedded') {
@@ -245,14 +249,16 @@ class Platform {
     this.port = await freePort();
     const apiEnv = { ...this.env('api'), PORT: String(this.port) };
     const label = `${this.tag}-${this.mode === 'embedded' ? 'registry' : 'api'}-${this.starts}`;
-    this.api = startNode(label, [API_MAIN], { env: apiEnv, cwd: ROOT, logDir: this.logDir, nodeOptions });
+    this.api = startNode(label, [API_MAIN], { env: apiEnv, cwd: ROOT, logDir: this.logDir, nodeOptions: [...START_FLAGS, ...nodeOptions] });
     const startedAt = Date.now();
     await this.waitReady(this.mode === 'embedded' ? 120_000 : 60_000);
     this.apiStartMs = Date.now() - startedAt;
     if (this.mode !== 'embedded') {
       this.workers = [];
       for (let w = 0; w < this.workerCount; w++) {
-        this.workers.push(startNode(`${this.tag}-worker${w + 1}-${this.starts}`, [WORKER_MAIN], { env: this.env('worker'), cwd: ROOT, logDir: this.logDir, nodeOptions }));
+        this.workers.push(
+          startNode(`${this.tag}-worker${w + 1}-${this.starts}`, [WORKER_MAIN], { env: this.env('worker'), cwd: ROOT, logDir: this.logDir, nodeOptions: [...START_FLAGS, ...nodeOptions] }),
+        );
       }
       await Promise.all(this.workers.map((w) => waitForLog(w, /worker ready/, 60_000)));
     }

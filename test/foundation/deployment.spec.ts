@@ -25,9 +25,12 @@ interface ComposeService {
 }
 
 const compose = yaml.load(read('docker-compose.yml'), { schema: yaml.YAML11_SCHEMA }) as { services: Record<string, ComposeService> };
-const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string>; config: { nodeFlags: string } };
+const scripts = pkg.scripts;
 /** The file a package.json start script runs. */
-const entry = (script: string) => /node (\S+)/.exec(scripts[script])![1];
+const entry = (script: string) => /node (?:\$npm_package_config_nodeFlags )?(\S+)/.exec(scripts[script])![1];
+/** The node command line a start script runs: the V8 flags of config.nodeFlags, then the file. */
+const nodeCommand = (script: string) => ['node', ...pkg.config.nodeFlags.split(' '), entry(script)];
 
 /** Compose's `${NAME:?message}` / `${NAME:-default}` interpolation, with the given environment. */
 function interpolate(value: string, env: Record<string, string>): string {
@@ -50,9 +53,9 @@ describe('docker-compose.yml', () => {
 
   it('runs the API without the worker, and a scalable worker, from the one image, once the datastores are healthy', () => {
     const { api, worker } = services;
-    expect(api.command).toEqual(['node', entry('start:api')]);
+    expect(api.command).toEqual(nodeCommand('start:api'));
     expect(api.environment?.WORKER_ENABLED).toBe('false');
-    expect(worker.command).toEqual(['node', entry('start:worker')]);
+    expect(worker.command).toEqual(nodeCommand('start:worker'));
     expect(api.image).toBe(worker.image);
     // A fixed name or a published port would stop `--scale worker=N`.
     expect(worker.container_name).toBeUndefined();
@@ -116,7 +119,12 @@ describe('Dockerfile', () => {
     expect(runtime).toMatch(/HOST=0\.0\.0\.0/);
     expect(runtime).toMatch(/HEALTHCHECK [\s\S]*\/health\/ready/);
     const cmd = /^CMD (\[.*\])$/m.exec(runtime)!;
-    expect(JSON.parse(cmd[1])).toEqual(['node', entry('start')]);
+    expect(JSON.parse(cmd[1])).toEqual(nodeCommand('start'));
+    // The memory settings `npm start` runs with (README, "Memory"): the same V8 flags and malloc arenas.
+    expect(runtime).toMatch(/MALLOC_ARENA_MAX=2/);
+    for (const script of ['start', 'start:api', 'start:worker']) {
+      expect(scripts[script]).toContain('MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} exec node $npm_package_config_nodeFlags ');
+    }
   });
 
   it('has every file the build copies in its context (.dockerignore leaves them in)', () => {
