@@ -19,7 +19,8 @@ function requestList() {
   return undefined;
 }
 
-function run(duration) {
+/** One run: for `duration` seconds, or (`amount`) until that many requests were answered. */
+function run(duration, amount) {
   const requests = requestList();
   // Each connection starts at its own place in the list, so that the connections do not all ask for the same
   // thing at the same moment.
@@ -37,7 +38,7 @@ function run(duration) {
         headers: opts.headers ?? {},
         connections: opts.connections ?? 50,
         pipelining: 1,
-        duration,
+        ...(amount ? { amount } : { duration }),
         timeout: 10,
         ...(requests ? { requests, setupClient } : {}),
       },
@@ -47,6 +48,10 @@ function run(duration) {
 }
 
 async function main() {
+  // The warm-up asks for everything in the list (twice over) before the timed warm-up, so that the timed run
+  // measures the steady state, whatever the list's length and however slow a first answer is.
+  const listed = (opts.bodies ?? opts.paths ?? []).length;
+  if (opts.warmup > 0 && listed > 1) await run(undefined, listed * 2);
   if (opts.warmup > 0) await run(opts.warmup);
   const r = await run(opts.duration ?? 10);
   process.stdout.write(
