@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, Page, PageRequest, toPage } from '../page';
-import { PRISMA } from '../tokens';
+import { Sql } from '../sql';
+import { PRISMA, SQL } from '../tokens';
 
 export type AuditActorType = 'admin' | 'tenant' | 'system';
 
@@ -55,10 +56,30 @@ function toRow(event: AuditEventInput): Prisma.AuditEventCreateManyInput {
 
 @Injectable()
 export class AuditRepository {
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+  constructor(
+    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    @Inject(SQL) private readonly sql: Sql,
+  ) {}
 
   async record(event: AuditEventInput): Promise<void> {
-    await this.prisma.auditEvent.create({ data: toRow(event) });
+    // Every change through the API writes one: a plain statement.
+    await this.sql.query(
+      `INSERT INTO audit_events (id, at, actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail)
+       VALUES ($1::uuid, COALESCE($2::timestamptz, now()), $3, $4, $5::uuid, $6, $7, $8, $9, $10, $11::jsonb)`,
+      [
+        randomUUID(),
+        event.at ?? null,
+        event.actorType,
+        event.actorId,
+        event.tenantId,
+        event.action,
+        event.resourceType,
+        event.resourceId,
+        event.outcome ?? 'ok',
+        event.durationMs ?? null,
+        JSON.stringify(event.detail ?? {}),
+      ],
+    );
   }
 
   /** Several events in one statement: a busy path (tool calls) writes its records in batches. */

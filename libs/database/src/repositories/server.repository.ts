@@ -1,4 +1,4 @@
-import { ServerKind, ServerRecord, ServerStatus, TransportType } from '@app/domain';
+import { ConflictError, ServerKind, ServerRecord, ServerStatus, TransportType } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
@@ -69,34 +69,42 @@ export class ServerRepository {
 
   async create(input: ServerCreate): Promise<ServerRecord> {
     try {
-      const row = await this.prisma.server.create({
-        data: {
-          id: input.id,
-          tenantId: input.tenantId,
-          ownerScope: ownerScopeOf(input.tenantId),
-          name: input.name,
-          kind: input.kind,
-          transport: transportToDb(input.transport),
-          url: input.url,
-          command: input.command,
-          args: input.args,
-          env: input.env,
-          headers: input.headers,
-          credentialsCipher: input.credentialsCipher,
-          credentialsEnv: input.credentialsEnv,
-          enabled: input.enabled,
-          metadata: input.metadata,
-          discoveryIntervalSeconds: input.discoveryIntervalSeconds,
-          appSlug: input.appSlug,
-          accountId: input.accountId,
-          status: input.status,
-          statusReason: input.statusReason,
-          discoveryRequestedAt: input.discoveryRequestedAt,
-        },
-      });
-      return toServerRecord(row);
+      const rows = await this.sql.query<Server>(
+        `INSERT INTO servers (id, tenant_id, owner_scope, name, kind, transport, url, command, args, env, headers,
+                              credentials_cipher, credentials_env, enabled, metadata, discovery_interval_seconds,
+                              app_slug, account_id, status, status_reason, discovery_requested_at)
+         VALUES ($1::uuid, $2::uuid, $3, $4, $5::"ServerKind", $6::"Transport", $7, $8, $9::text[], $10::jsonb, $11::jsonb,
+                 $12, $13, $14, $15::jsonb, $16, $17, $18, $19::"ServerStatus", $20, $21::timestamptz)
+         RETURNING ${SERVER_COLUMNS}`,
+        [
+          input.id,
+          input.tenantId,
+          ownerScopeOf(input.tenantId),
+          input.name,
+          input.kind,
+          transportToDb(input.transport),
+          input.url,
+          input.command,
+          input.args,
+          JSON.stringify(input.env),
+          JSON.stringify(input.headers),
+          input.credentialsCipher,
+          input.credentialsEnv,
+          input.enabled,
+          JSON.stringify(input.metadata),
+          input.discoveryIntervalSeconds,
+          input.appSlug,
+          input.accountId,
+          input.status,
+          input.statusReason,
+          input.discoveryRequestedAt,
+        ],
+      );
+      return toServerRecord(rows[0]);
     } catch (err) {
-      translatePrismaError(err, { conflict: conflictMessage(input.name) });
+      // 23505: the name is taken for this owner (the unique index on (owner_scope, name)).
+      if ((err as { code?: string }).code === '23505') throw new ConflictError(conflictMessage(input.name));
+      throw err;
     }
   }
 
