@@ -61,7 +61,7 @@ describe('discovery of hostile servers', () => {
     closedPort: { status: 'ERROR', reason: /connection was refused/, runs: ATTEMPTS },
     silentAcceptor: { status: 'ERROR', reason: new RegExp(`no answer within ${TIMEOUT_MS} ms \\(while waiting for initialize\\)`), runs: ATTEMPTS },
     hangsInToolsList: { status: 'ERROR', reason: new RegExp(`no answer within ${TIMEOUT_MS} ms \\(while waiting for tools/list\\)`), runs: ATTEMPTS },
-    crashesMidList: { status: 'ERROR', reason: /closed the connection.*tools\/list page 2/, runs: ATTEMPTS },
+    crashesMidList: { status: 'ERROR', reason: /(closed|reset) the connection.*tools\/list page 2/, runs: ATTEMPTS },
     invalidJson: { status: 'ERROR', reason: /answer to initialize is not valid JSON/, runs: 1 },
     jsonRpcError: { status: 'ERROR', reason: /answered tools\/list with JSON-RPC error -32000: tool catalogue unavailable/, runs: 1 },
     unauthorized: { status: 'ERROR', reason: /401 Unauthorized: the credentials are missing, wrong or expired/, runs: 1 },

@@ -16,6 +16,7 @@ import {
   startModernServer,
   startPaginatedServer,
 } from '../fixtures/reference-servers';
+import { sampleTool, startRawServer } from '../fixtures/raw-mcp-server';
 import { startTestApp, TestApp } from '../support/app';
 import { insertServer, makeTenant, registerServer, runsOf, settled, toolsOf } from '../support/servers';
 
@@ -152,6 +153,26 @@ describe('discovery of the reference servers over real transports', () => {
     const row = await settled(t, server.id);
     expect(row).toMatchObject({ status: 'CONNECTED', serverName: 'mcp-servers/everything' });
     await expectSameTools(server.id, await plainSdkTools({ url: everythingSse.url, transport: 'sse' }));
+  });
+
+  it('follows a redirect to where the server moved (the lean HTTP client hands over to the redirect-following one)', async () => {
+    const moved = await startRawServer({
+      name: 'moved-server',
+      onHttp: (req, res) => {
+        if (!req.url?.startsWith('/old')) return false;
+        res.writeHead(308, { location: '/mcp' }).end();
+        return true;
+      },
+      onToolsList: () => ({ result: { tools: [sampleTool('after_the_move')] } }),
+    });
+    try {
+      const server = await registerServer(t, { name: 'moved', kind: 'BUILT_IN', transport: 'streamable-http', url: moved.url.replace(/\/mcp$/, '/old/mcp') });
+      const row = await settled(t, server.id);
+      expect(row).toMatchObject({ status: 'CONNECTED', serverName: 'moved-server', toolCount: 1 });
+      expect((await toolsOf(t, server.id)).map((x) => x.name)).toEqual(['after_the_move']);
+    } finally {
+      await moved.close();
+    }
   });
 
   it('discovers an INTERNAL server in-process, from the definition another module registered', async () => {

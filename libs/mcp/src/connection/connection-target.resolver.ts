@@ -3,11 +3,13 @@ import { CredentialsCipher } from '@app/credentials';
 import { ServerCredentials, ServerKind, ServerRecord, TransportType } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { mkdirSync } from 'node:fs';
+import type { LookupFunction } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InProcessServers } from '../in-process/in-process-servers';
 import { OutboundPolicy } from '../outbound-policy';
 import { pipedreamHeaders, sharedPipedreamTokenProvider } from '../pipedream';
+import { policyLookup } from '../pool/policy-lookup';
 import type { FetchLike } from './byte-budget';
 import { ConnectionTarget, HttpTarget } from './connection-target';
 import { McpFailure, McpFailureCode } from './mcp-failure';
@@ -38,6 +40,7 @@ export class ConnectionTargetResolver {
   private readonly cipher: CredentialsCipher;
   private readonly policy: OutboundPolicy;
   private policyFetch?: FetchLike;
+  private policyLookup?: LookupFunction;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -166,13 +169,16 @@ export class ConnectionTargetResolver {
       }
     }
     let fetch: FetchLike = globalThis.fetch;
+    let lookup: LookupFunction | undefined;
     if (server.kind === ServerKind.CUSTOM) {
-      // Checked now for a clear reason, and again by the fetch at connect time and on every redirect.
+      // Checked now for a clear reason, and again by the fetch (or lookup) at connect time and on every redirect.
       this.policy.checkUrl(url.href);
       this.policyFetch ??= this.policy.createFetch() as FetchLike;
+      this.policyLookup ??= policyLookup(this.policy);
       fetch = this.policyFetch;
+      lookup = this.policyLookup;
     }
-    const target: HttpTarget = { transport, url, headers, fetch, secrets };
+    const target: HttpTarget = { transport, url, headers, fetch, ...(lookup ? { lookup } : {}), secrets };
     return target;
   }
 }

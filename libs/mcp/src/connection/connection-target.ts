@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import type { InProcessServerDefinition } from '../in-process/in-process-servers';
 import type { FetchLike } from './byte-budget';
 
@@ -15,6 +16,8 @@ export interface HttpTarget {
   headers: Record<string, string>;
   /** The policy-checking fetch for tenant servers, the plain one for the operator's. */
   fetch: FetchLike;
+  /** For tenant servers: a host name lookup that refuses addresses the outbound policy blocks (for node:http clients). */
+  lookup?: LookupFunction;
   secrets: string[];
 }
 

@@ -164,6 +164,11 @@ export class McpConnector {
       return await this.connectLegacyHttp('streamable-http', target, options);
     } catch (err) {
       if (options.signal.aborted) throw err;
+      const status = classifyError(err, 'initialize', redactor(target.secrets)).httpStatus;
+      if (options.streamableHttpTransport && status !== undefined && status >= 300 && status < 400) {
+        // The lean transport does not follow redirects: the SDK's fetch-based one does, checking every hop.
+        return this.connectStreamableHttp(target, { ...options, streamableHttpTransport: undefined });
+      }
       const modern = modernRetryVersion(err);
       if (modern) return this.connectModernHttp(target, modern, options);
       const failure = classifyError(err, 'initialize', redactor(target.secrets));

@@ -3,6 +3,7 @@ import { JSONRPCMessage, JSONRPCMessageSchema, RequestId } from '@modelcontextpr
 import http, { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import type { ByteBudget } from '../connection/byte-budget';
 
 /** The largest answer accepted from a server (one JSON body, or one event of a stream). */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -25,6 +26,8 @@ export interface PooledHttpTransportOptions {
   lookup?: LookupFunction;
   /** Connections kept open to the server at most. */
   maxSockets?: number;
+  /** Counts every byte the server sends; an answer that passes it is cut off (a discovery's flood limit). */
+  budget?: ByteBudget;
 }
 
 /**
@@ -80,6 +83,7 @@ export class PooledHttpTransport implements Transport {
       let answered = false;
       const req = this.request(this.url, { method: 'POST', headers: this.headers(body), agent: this.agent }, (res) => {
         answered = true;
+        this.count(res);
         const sid = res.headers['mcp-session-id'];
         if (typeof sid === 'string') this.sessionId = sid;
         const status = res.statusCode ?? 0;
@@ -126,6 +130,19 @@ export class PooledHttpTransport implements Transport {
         reject(stale ? Object.assign(err, { staleSocket: true }) : err);
       });
       req.end(body);
+    });
+  }
+
+  /** Counts the answer's bytes against the budget as they arrive, and cuts it off once the budget is spent. */
+  private count(res: IncomingMessage): void {
+    const budget = this.options.budget;
+    if (!budget) return;
+    res.on('data', (chunk: Buffer | string) => {
+      try {
+        budget.take(typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length);
+      } catch (exceeded) {
+        res.destroy(exceeded as Error);
+      }
     });
   }
 
