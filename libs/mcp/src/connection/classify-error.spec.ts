@@ -4,6 +4,7 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { createServer } from 'node:net';
 import { OutboundBlockedError, OutboundPolicy } from '../outbound-policy';
+import { PooledHttpError } from '../pool/pooled-http.transport';
 import { classifyError, redactor } from './classify-error';
 import { McpFailure, McpFailureCode } from './mcp-failure';
 
@@ -38,6 +39,23 @@ describe('classifying failures', () => {
     expect(f.code).toBe(McpFailureCode.UnsupportedProtocol);
     expect(f.message).toMatch(/^no protocol revision in common: the server speaks 2027-01-01; the registry speaks 2024-11-05/);
     expect(f.transient).toBe(false);
+  });
+
+  it('reads a 404 for an unknown session as a dropped session (transient), not as a timeout or a wrong URL', () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+    for (const err of [
+      new StreamableHTTPError(404, `Error POSTing to endpoint: ${body}`),
+      new PooledHttpError(404, 'Error POSTing to endpoint (HTTP 404): the server does not know this session'),
+    ]) {
+      expect(classifyError(err, 'tools/list page 2')).toMatchObject({
+        code: McpFailureCode.ConnectionReset,
+        transient: true,
+        httpStatus: 404,
+        message: 'the server no longer knows the session (it restarted or dropped it) during tools/list page 2',
+      });
+    }
+    // A 404 that says nothing of a session is still a wrong URL.
+    expect(classifyError(new StreamableHTTPError(404, 'Error POSTing to endpoint: Not Found'), 'initialize').code).toBe(McpFailureCode.NotFound);
   });
 
   it('tells network failures apart: refused and reset are transient, an unknown host is not', async () => {

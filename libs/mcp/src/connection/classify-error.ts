@@ -112,6 +112,12 @@ export function classifyError(err: unknown, phase: string, redact: Redactor = (t
     const status = httpStatusOf(e);
     if (status === undefined) continue;
     const rpc = embeddedJsonRpcError(e);
+    // 404 on a request of an open session: the server no longer knows it (it restarted, or dropped it), which
+    // the SDK servers say with -32001 ("Session not found") and the lean transport in its own words.
+    const text = String((e as { message?: unknown }).message ?? '');
+    if (status === 404 && (rpc?.code === -32001 || /session not found|does not know this session/i.test(rpc?.message ?? text))) {
+      return new McpFailure(McpFailureCode.ConnectionReset, `the server no longer knows the session (it restarted or dropped it) during ${phase}`, 404);
+    }
     if (rpc) return jsonRpcFailure(rpc.code, rpc.message, phase, redact, rpc.data);
     const known = HTTP_MESSAGES[status];
     if (known) return new McpFailure(known[0], known[1], status);
