@@ -203,6 +203,17 @@ describe('the embedded database of a DATA_DIR', () => {
   });
 });
 
+describe('a stop asked for while the process is still starting', () => {
+  it('finishes starting, then stops cleanly with exit 0 (not the signal\'s default, exit 143)', async () => {
+    const p = startApi({ DATA_DIR: tempDir(), PORT: '0', SHUTDOWN_TIMEOUT_MS: '20000' });
+    await new Promise((r) => setTimeout(r, 100));
+    const exit = await p.stop(60_000);
+    expect([exit.code, exit.signal]).toEqual([0, null]);
+    expect(p.stderr()).toContain('SIGTERM while starting: stopping once started');
+    expect(p.stdout()).toMatch(/"msg":"stopped"/);
+  });
+});
+
 describe('processes starting together on one new DATA_DIR', () => {
   it('agree on one generated admin key and one credentials key', async () => {
     const dataDir = tempDir();

@@ -1,5 +1,7 @@
+// First: a SIGTERM that comes while the process loads and starts is kept for a clean stop (see the module).
+import '../../../libs/platform/src/early-signals';
 import { loadConfig } from '@app/config';
-import { failStartup, handleShutdownSignals, startRuntime } from '@app/platform';
+import { failStartup, handleShutdownSignals, trapEarlySignals, startRuntime } from '@app/platform';
 import { WorkerModule } from '../../worker/src/worker.module';
 import { createApiApp } from './api.app';
 
@@ -9,6 +11,7 @@ import { createApiApp } from './api.app';
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env, { workerDefault: true });
+  const early = trapEarlySignals(config.shutdownTimeoutMs);
   const runtime = await startRuntime(config.workerEnabled ? 'all' : 'api', config);
   let app;
   try {
@@ -47,6 +50,7 @@ async function main(): Promise<void> {
     },
     runtime.logger,
     config.shutdownTimeoutMs,
+    early,
   );
 }
 

@@ -1,5 +1,7 @@
+// First: a SIGTERM that comes while the process loads and starts is kept for a clean stop (see the module).
+import '../../../libs/platform/src/early-signals';
 import { loadConfig } from '@app/config';
-import { failStartup, handleShutdownSignals, PlatformModule, startRuntime } from '@app/platform';
+import { failStartup, handleShutdownSignals, trapEarlySignals, PlatformModule, startRuntime } from '@app/platform';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { startWorkerMetricsServer } from './metrics-server';
@@ -8,6 +10,7 @@ import { WorkerModule } from './worker.module';
 /** A discovery worker process: no HTTP; run as many as the queue needs. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env, { workerDefault: true });
+  const early = trapEarlySignals(config.shutdownTimeoutMs);
   const runtime = await startRuntime('worker', config);
   @Module({ imports: [PlatformModule.forRoot(runtime), WorkerModule.forRoot()] })
   class WorkerRootModule {}
@@ -29,6 +32,7 @@ async function main(): Promise<void> {
     },
     runtime.logger,
     config.shutdownTimeoutMs,
+    early,
   );
 }
 

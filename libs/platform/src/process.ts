@@ -1,4 +1,5 @@
 import type { Logger } from '@app/observability';
+import type { EarlySignals } from './early-signals';
 
 const KNOWN_STARTUP_ERRORS = new Set([
   'ConfigError',
@@ -30,8 +31,9 @@ export function failStartup(err: unknown): never {
 /**
  * On SIGTERM or SIGINT: run `stop` (stop taking requests and jobs, let running
  * jobs finish, close pools) and exit 0; exit 1 if it does not finish within the bound.
+ * A signal that came during start-up (`early`) stops the process now.
  */
-export function handleShutdownSignals(stop: () => Promise<void>, logger: Logger, boundMs: number): void {
+export function handleShutdownSignals(stop: () => Promise<void>, logger: Logger, boundMs: number, early?: EarlySignals): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -54,4 +56,6 @@ export function handleShutdownSignals(stop: () => Promise<void>, logger: Logger,
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  early?.dispose();
+  if (early?.received) onSignal(early.received);
 }
