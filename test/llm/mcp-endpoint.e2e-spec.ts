@@ -1,4 +1,6 @@
+import { createRegistryMcpServer, registryVersion } from '@app/registry';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { dirname, join } from 'node:path';
@@ -62,6 +64,17 @@ describe('the MCP endpoint /mcp', () => {
     expectProblem({ status: res.status, headers: res.headers, body }, status);
     return body;
   }
+
+  it('lists exactly what its server defines (the list is made once and kept), to every caller', async () => {
+    const direct = new Client({ name: 'direct', version: '1.0.0' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await createRegistryMcpServer(undefined, undefined, registryVersion()).connect(b);
+    await direct.connect(a);
+    const expected = await direct.listTools();
+    await direct.close();
+    expect(await client.listTools()).toEqual(expected);
+    expect(await client.listTools()).toEqual(expected);
+  });
 
   it('lists its four tools to a plain SDK client, and answers each with a tenant key', async () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'mcp-registry' });

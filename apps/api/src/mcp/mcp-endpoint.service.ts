@@ -31,6 +31,9 @@ function wantsProgress(body: unknown): boolean {
  */
 @Injectable()
 export class McpEndpointService {
+  /** The tools/list result: the same four tools for every caller, their JSON Schemas made once. */
+  private toolsList?: Promise<unknown>;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REGISTRY_TOOLS) private readonly tools: RegistryTools,
@@ -47,10 +50,27 @@ export class McpEndpointService {
     }
   }
 
+  /** Lists the tools once through a server of our own, as any client would, and keeps the result. */
+  private listedTools(): Promise<unknown> {
+    this.toolsList ??= (async () => {
+      const server = createRegistryMcpServer(undefined, undefined, registryVersion());
+      const transport = new JsonExchangeTransport();
+      await server.connect(transport);
+      const [answer] = await transport.exchange([{ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }], { requestInfo: { headers: {} } });
+      await server.close();
+      if (!('result' in answer)) throw new Error('the registry server did not list its tools');
+      return answer.result;
+    })().catch((err: unknown) => {
+      this.toolsList = undefined;
+      throw err;
+    });
+    return this.toolsList;
+  }
+
   async handle(principal: Principal, req: Request, res: Response): Promise<void> {
     this.checkRequest(req);
-    const server = createRegistryMcpServer(this.tools, principal, registryVersion());
     if (wantsProgress(req.body)) {
+      const server = createRegistryMcpServer(this.tools, principal, registryVersion());
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
         void transport.close();
@@ -65,6 +85,14 @@ export class McpEndpointService {
       sendJson(res, messages.status, messages.body);
       return;
     }
+    const [only] = messages;
+    // A plain tools/list (the same four tools whoever asks) is answered without building a server.
+    if (messages.length === 1 && 'method' in only && only.method === 'tools/list' && 'id' in only && only.params?.cursor === undefined) {
+      const answer = { jsonrpc: '2.0', id: only.id, result: await this.listedTools() };
+      sendJson(res, 200, Array.isArray(req.body) ? [answer] : answer);
+      return;
+    }
+    const server = createRegistryMcpServer(this.tools, principal, registryVersion());
     const transport = new JsonExchangeTransport();
     // A client that hangs up before the answer cancels the work under way for it.
     res.on('close', () => void server.close());
