@@ -76,4 +76,24 @@ describe('an INTEGRATION server discovered through Pipedream Connect (local stan
     const runs = await t.request('GET', `/api/v1/servers/${slackA.id}/discoveries`, { key: a.key });
     expect(runs.body.runs[0]).toMatchObject({ outcome: 'SUCCEEDED', toolCount: 2, added: ['slack-whoami', 'slack-send-message'] });
   });
+
+  it('gets a fresh token when Pipedream refuses a cached one (revoked before its expiry), and discovers with it', async () => {
+    const slack = (await t.request('POST', '/api/v1/integrations', { key: a.key, body: { appSlug: 'slack', accountId: 'apn_again' } })).body;
+    expect((await settled(a.key, slack.id)).status).toBe('MCP_SERVER_CONNECTION_STATUS_CONNECTED');
+    const issued = pd.tokensIssued;
+    pd.revokeTokens();
+    expect((await t.request('POST', `/api/v1/servers/${slack.id}/discover`, { key: a.key })).status).toBe(202);
+    const deadline = Date.now() + 20_000;
+    let runs: { outcome: string; error: string | null }[] = [];
+    while (Date.now() < deadline) {
+      runs = (await t.request('GET', `/api/v1/servers/${slack.id}/discoveries`, { key: a.key })).body.runs;
+      if (runs[0]?.outcome === 'SUCCEEDED' && runs.length >= 3) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Newest first: the attempt with the new token succeeded after the one whose token was refused.
+    expect(runs[0].outcome).toBe('SUCCEEDED');
+    expect(runs[1]).toMatchObject({ outcome: 'FAILED', error: expect.stringMatching(/401 Unauthorized/) });
+    expect(pd.tokensIssued).toBe(issued + 1);
+    expect((await settled(a.key, slack.id)).status).toBe('MCP_SERVER_CONNECTION_STATUS_CONNECTED');
+  });
 });

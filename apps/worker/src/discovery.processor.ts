@@ -127,7 +127,8 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
         throw new DelayedError();
       case 'failed':
         this.runtime.logger.info({ ...log, durationMs, final: outcome.final, code: outcome.failure.code, reason: outcome.reason }, 'discovery failed');
-        if (!outcome.failure.transient) throw new UnrecoverableError(outcome.reason);
+        // Not worth another attempt (a permanent failure, or the last attempt): the job ends here.
+        if (outcome.final) throw new UnrecoverableError(outcome.reason);
         throw new Error(outcome.reason);
     }
   }

@@ -136,10 +136,12 @@ export class DiscoveryService {
     let readStderr: (() => string) | undefined;
     let session: McpSession | undefined;
     let secrets: string[] = [];
+    let refuseCredentials: (() => void) | undefined;
     const budget = new ByteBudget(this.limits.maxBytes);
     try {
       const target = await this.resolver.resolve(server, subject.credentials);
       secrets = target.secrets;
+      if (target.transport === 'streamable-http' || target.transport === 'sse') refuseCredentials = target.refuseCredentials;
       phase = 'initialize';
       session = await this.connector.connect(target, {
         signal: deadline.signal,
@@ -186,7 +188,11 @@ export class DiscoveryService {
       const durationMs = Date.now() - started;
       const failure = budget.exceeded ? budget.failure() : this.explain(err, deadline.signal, session, phase, secrets);
       const stderr = readStderr?.() || null;
-      const final = !failure.transient || attempt.attempt >= attempt.maxAttempts;
+      // Credentials the registry obtains itself (Pipedream's token) may have been revoked before their expiry:
+      // refused, they are dropped, and the next attempt, with fresh ones, decides.
+      const refused = failure.code === McpFailureCode.Unauthorized && refuseCredentials !== undefined;
+      if (refused) refuseCredentials!();
+      const final = !(failure.transient || refused) || attempt.attempt >= attempt.maxAttempts;
       let reason = failure.message;
       const tail = lastLine(stderr ?? undefined);
       if (tail && (failure.code === McpFailureCode.ProcessFailed || failure.code === McpFailureCode.ProtocolViolation)) {

@@ -62,6 +62,8 @@ export class ToolCallService implements OnModuleDestroy {
   private readonly lookup: LookupFunction;
   /** The secret values each session was opened with, to clean them out of error texts. */
   private readonly secrets = new WeakMap<McpSession, string[]>();
+  /** How to drop the credentials a session was opened with when the server refuses them (see HttpTarget). */
+  private readonly refusals = new WeakMap<McpSession, () => void>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -166,7 +168,10 @@ export class ToolCallService implements OnModuleDestroy {
           });
         } catch (err) {
           // Whatever the server said is cleaned of the secrets this session was opened with.
-          throw classifyError(err, `tools/call of "${input.toolName}"`, redactor(this.secrets.get(session) ?? []));
+          const failure = classifyError(err, `tools/call of "${input.toolName}"`, redactor(this.secrets.get(session) ?? []));
+          // Refused credentials the registry obtains itself (Pipedream's token): the next session gets fresh ones.
+          if (failure.code === McpFailureCode.Unauthorized) this.refusals.get(session)?.();
+          throw failure;
         } finally {
           clearTimeout(deadline);
           context.signal?.removeEventListener('abort', callerLeft);
@@ -193,12 +198,19 @@ export class ToolCallService implements OnModuleDestroy {
     const deadline = AbortSignal.timeout(timeoutMs);
     // Tenant servers are reached only at addresses the outbound policy allows, checked as each connection opens.
     const lookup = server.kind === ServerKind.CUSTOM ? this.lookup : undefined;
-    const session = await this.connector.connect(target, {
-      signal: deadline,
-      requestTimeoutMs: timeoutMs,
-      streamableHttpTransport: (t) => new PooledHttpTransport(t.url, { headers: t.headers, lookup }),
-    });
+    const refuse = target.transport !== 'stdio' && target.transport !== 'in-process' ? target.refuseCredentials : undefined;
+    const session = await this.connector
+      .connect(target, {
+        signal: deadline,
+        requestTimeoutMs: timeoutMs,
+        streamableHttpTransport: (t) => new PooledHttpTransport(t.url, { headers: t.headers, lookup }),
+      })
+      .catch((err: unknown) => {
+        if (err instanceof McpFailure && err.code === McpFailureCode.Unauthorized) refuse?.();
+        throw err;
+      });
     this.secrets.set(session, target.secrets);
+    if (refuse) this.refusals.set(session, refuse);
     return session;
   }
 

@@ -121,6 +121,7 @@ export class ConnectionTargetResolver {
     const headers: Record<string, string> = { ...server.headers };
     const secrets: string[] = [];
     let raw = server.url;
+    let refuseCredentials: (() => void) | undefined;
     if (server.kind === ServerKind.INTEGRATION) {
       const pd = this.config.pipedream;
       if (!pd) {
@@ -133,13 +134,15 @@ export class ConnectionTargetResolver {
         throw new McpFailure(McpFailureCode.InvalidTarget, 'an INTEGRATION server needs its tenant and app');
       }
       raw ??= pd.mcpUrl;
-      const token = await sharedPipedreamTokenProvider(pd)
+      const provider = sharedPipedreamTokenProvider(pd);
+      const token = await provider
         .getToken()
         .catch((err: Error) => {
           const unreachable = /could not be reached/.test(err.message);
           throw new McpFailure(unreachable ? McpFailureCode.DependencyUnavailable : McpFailureCode.CredentialsUnavailable, err.message);
         });
       Object.assign(headers, pipedreamHeaders(pd, token, { tenantId: server.tenantId, appSlug: server.appSlug, accountId: server.accountId }));
+      refuseCredentials = () => provider.invalidate(token);
       secrets.push(token);
     }
     if (!raw) throw new McpFailure(McpFailureCode.InvalidTarget, `a ${transport} server needs a URL`);
@@ -178,7 +181,7 @@ export class ConnectionTargetResolver {
       fetch = this.policyFetch;
       lookup = this.policyLookup;
     }
-    const target: HttpTarget = { transport, url, headers, fetch, ...(lookup ? { lookup } : {}), secrets };
+    const target: HttpTarget = { transport, url, headers, fetch, ...(lookup ? { lookup } : {}), ...(refuseCredentials ? { refuseCredentials } : {}), secrets };
     return target;
   }
 }

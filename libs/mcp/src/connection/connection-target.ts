@@ -18,6 +18,11 @@ export interface HttpTarget {
   fetch: FetchLike;
   /** For tenant servers: a host name lookup that refuses addresses the outbound policy blocks (for node:http clients). */
   lookup?: LookupFunction;
+  /**
+   * For credentials the registry obtains itself (Pipedream's token): call when the server refused them (401),
+   * so that the next connection gets fresh ones. A refusal is then worth one more attempt.
+   */
+  refuseCredentials?: () => void;
   secrets: string[];
 }
 

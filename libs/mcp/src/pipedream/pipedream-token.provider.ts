@@ -53,8 +53,12 @@ export class PipedreamTokenProvider {
     return this.pending;
   }
 
-  /** Drops the cached token (for instance after Pipedream answered 401 with it). */
-  invalidate(): void {
+  /**
+   * Drops the cached token (for instance after Pipedream answered 401 with it: revoked before its expiry).
+   * Given the token that was refused, drops it only if it is still the cached one, not a newer one.
+   */
+  invalidate(refused?: string): void {
+    if (refused !== undefined && this.cached?.value !== refused) return;
     this.cached = undefined;
   }
 
