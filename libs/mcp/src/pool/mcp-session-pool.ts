@@ -57,7 +57,7 @@ export function breaksSession(err: unknown): boolean {
  */
 function undelivered(err: unknown): boolean {
   const f = classifyError(err, 'tools/call');
-  return f.code === McpFailureCode.NotFound || f.code === McpFailureCode.ConnectionRefused;
+  return f.httpStatus === 404 || f.code === McpFailureCode.NotFound || f.code === McpFailureCode.ConnectionRefused;
 }
 
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {

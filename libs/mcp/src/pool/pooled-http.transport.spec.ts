@@ -150,7 +150,7 @@ describe('PooledHttpTransport', () => {
     const { client, transport } = await connect(u);
     u.sessions.clear();
     const err = await client.callTool({ name: 'echo', arguments: { text: 'x' } }).catch((e: unknown) => e);
-    expect(classifyError(err, 'tools/call')).toMatchObject({ code: McpFailureCode.NotFound, httpStatus: 404 });
+    expect(classifyError(err, 'tools/call')).toMatchObject({ code: McpFailureCode.ConnectionReset, httpStatus: 404, transient: true });
     expect(transport.sessionId).toBeDefined();
   });
 
