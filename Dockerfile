@@ -44,4 +44,4 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node is PID 1 and handles SIGTERM itself: it stops taking requests and jobs, then exits 0.
 # The V8 flags are package.json's config.nodeFlags (what `npm start` runs with; README, "Memory").
-CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=20", "dist/apps/api/apps/api/src/main.js"]
+CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=15", "dist/apps/api/apps/api/src/main.js"]
