@@ -132,6 +132,20 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
     return entry.answer;
   }
 
+  /**
+   * The kept answer for `key` if `principal` may see it, else a new one made from what `read` returns (and kept
+   * unless something it depends on changed while it was read).
+   */
+  async answer(key: string, principal: Principal, read: () => Promise<{ value: unknown; subject: AnswerSubject }>): Promise<Answer> {
+    const kept = this.get(key, principal);
+    if (kept !== undefined) return kept;
+    const mark = this.mark();
+    const { value, subject } = await read();
+    const answer = toAnswer(value);
+    this.put(key, mark, answer, subject);
+    return answer;
+  }
+
   /** Keeps an answer read since `mark`, unless something it depends on changed meanwhile. */
   put(key: string, mark: number, answer: Answer, subject: AnswerSubject): void {
     if (!this.active || answer.body.length > MAX_ANSWER_BYTES || this.changedSince(mark, subject)) {

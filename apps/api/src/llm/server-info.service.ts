@@ -2,7 +2,7 @@ import { DEFAULT_PAGE_SIZE, ServerRepository, ToolRepository } from '@app/databa
 import { kindToWire, NotFoundError, parseKind, parseStatus, Principal, ServerRecord, statusToWire, ToolDefinition } from '@app/domain';
 import type { ListServersInput, ListServersResult, McpServerInfo } from '@app/registry';
 import { Injectable } from '@nestjs/common';
-import { Answer, AnswerCache, audienceOf, toAnswer } from '../common/answer-cache';
+import { Answer, AnswerCache, audienceOf } from '../common/answer-cache';
 import { capabilityNames } from '../servers/server.presenter';
 
 /** A server as the reference contract's MCPServerInfo: exactly its fields, enums as canonical names. */
@@ -29,28 +29,19 @@ export class ServerInfoService {
   ) {}
 
   /** getServerInfo() as a JSON answer, kept until the server or its tools change. */
-  async getServerInfoAnswer(principal: Principal, serverId: string): Promise<Answer> {
-    const key = `info:${serverId}`;
-    const kept = this.cache.get(key, principal);
-    if (kept !== undefined) return kept;
-    const mark = this.cache.mark();
-    const server = await this.servers.findById(serverId, principal);
-    if (!server) throw new NotFoundError(`server ${serverId} not found`);
-    const answer = toAnswer(toMcpServerInfo(server, await this.tools.listByServer(server.id)));
-    this.cache.put(key, mark, answer, { serverId: server.id, tenantId: server.tenantId });
-    return answer;
+  getServerInfoAnswer(principal: Principal, serverId: string): Promise<Answer> {
+    return this.cache.answer(`info:${serverId}`, principal, async () => {
+      const server = await this.servers.findById(serverId, principal);
+      if (!server) throw new NotFoundError(`server ${serverId} not found`);
+      return { value: toMcpServerInfo(server, await this.tools.listByServer(server.id)), subject: { serverId: server.id, tenantId: server.tenantId } };
+    });
   }
 
   /** listServers() as a JSON answer, kept until a server the caller may see changes. */
-  async listServersAnswer(principal: Principal, input: ListServersInput): Promise<Answer> {
+  listServersAnswer(principal: Principal, input: ListServersInput): Promise<Answer> {
     const audience = audienceOf(principal);
     const key = `llm-list:${audience === 'admin' ? 'admin' : audience.tenantId}:${JSON.stringify([input.kind, input.status, input.pageSize, input.pageToken])}`;
-    const kept = this.cache.get(key, principal);
-    if (kept !== undefined) return kept;
-    const mark = this.cache.mark();
-    const answer = toAnswer(await this.listServers(principal, input));
-    this.cache.put(key, mark, answer, { audience });
-    return answer;
+    return this.cache.answer(key, principal, async () => ({ value: await this.listServers(principal, input), subject: { audience } }));
   }
 
   async getServerInfo(principal: Principal, serverId: string): Promise<McpServerInfo> {

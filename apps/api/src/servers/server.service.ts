@@ -25,7 +25,7 @@ import { DiscoveryProducer, DiscoveryTrigger } from '@app/queue';
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AuditService } from '../audit/audit.service';
-import { Answer, AnswerCache, audienceOf, toAnswer } from '../common/answer-cache';
+import { Answer, AnswerCache, audienceOf } from '../common/answer-cache';
 import {
   CreateServerDto,
   DiscoveriesQueryDto,
@@ -141,15 +141,10 @@ export class ServerService {
   }
 
   /** list() as a JSON answer, kept until a server the caller may see changes. */
-  async listAnswer(principal: Principal, query: ListServersQueryDto): Promise<Answer> {
+  listAnswer(principal: Principal, query: ListServersQueryDto): Promise<Answer> {
     const audience = audienceOf(principal);
     const key = `list:${audience === 'admin' ? 'admin' : audience.tenantId}:${JSON.stringify([query.kind, query.status, query.q, query.pageSize, query.pageToken])}`;
-    const kept = this.cache.get(key, principal);
-    if (kept !== undefined) return kept;
-    const mark = this.cache.mark();
-    const answer = toAnswer(await this.list(principal, query));
-    this.cache.put(key, mark, answer, { audience });
-    return answer;
+    return this.cache.answer(key, principal, async () => ({ value: await this.list(principal, query), subject: { audience } }));
   }
 
   async get(principal: Principal, id: string): Promise<ServerDto> {
