@@ -2,7 +2,7 @@ import { InProcessServers } from '@app/mcp';
 import { DiscoveryProducer } from '@app/queue';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -18,7 +18,7 @@ import {
 } from '../fixtures/reference-servers';
 import { sampleTool, startRawServer } from '../fixtures/raw-mcp-server';
 import { startTestApp, TestApp } from '../support/app';
-import { insertServer, makeTenant, registerServer, runsOf, settled, toolsOf } from '../support/servers';
+import { insertServer, makeTenant, registerServer, runsOf, settled, toolsOf, waitFor } from '../support/servers';
 
 /** The fields the registry keeps of a tool, as a plain SDK client reads them. */
 function definition(tool: Tool): Record<string, unknown> {
@@ -146,6 +146,30 @@ describe('discovery of the reference servers over real transports', () => {
     expect(colors?.outputSchema).toMatchObject({ type: 'array' });
     const stdioRow = await settled(t, stdio.id);
     expect(stdioRow).toMatchObject({ status: 'CONNECTED', protocolVersion: '2026-07-28', serverName: 'modern-stdio-fixture', toolCount: 1 });
+  });
+
+  it('remembers that a server speaks 2026-07-28: the next discovery of a stdio one starts one process, not two', async () => {
+    const starts = join(mkdtempSync(join(tmpdir(), 'mcpr-starts-')), 'starts');
+    const count = () => (existsSync(starts) ? readFileSync(starts, 'utf8').split('\n').filter(Boolean).length : 0);
+    const stdio = await registerServer(t, { name: 'modern-remembered', kind: 'BUILT_IN', transport: 'stdio', ...stdioFixture('modern-server.cjs'), env: { STARTS_FILE: starts } });
+    expect(await settled(t, stdio.id)).toMatchObject({ status: 'CONNECTED', protocolVersion: '2026-07-28' });
+    /** The starts so far, once no new one has come for a moment (the change watcher starts one of its own). */
+    const settledCount = async () => {
+      let last = -1;
+      return waitFor('the process starts to settle', async () => {
+        const n = count();
+        const same = n === last;
+        last = n;
+        return same ? n : undefined;
+      }, 10_000, 400);
+    };
+    // The first time: initialize refused by one process, then server/discover with a second.
+    const before = await settledCount();
+    expect(before).toBeGreaterThanOrEqual(2);
+    expect((await t.request('POST', `/api/v1/servers/${stdio.id}/discover`)).status).toBe(202);
+    await waitFor('the second discovery', async () => (await runsOf(t, stdio.id)).filter((r) => r.outcome === 'SUCCEEDED').length === 2, 20_000);
+    expect(await settled(t, stdio.id)).toMatchObject({ status: 'CONNECTED', protocolVersion: '2026-07-28', toolCount: 1 });
+    expect(await settledCount()).toBe(before + 1);
   });
 
   it('falls back to HTTP+SSE when a Streamable HTTP registration points at an SSE server', async () => {

@@ -148,6 +148,7 @@ export class DiscoveryService {
         budget,
         requestTimeoutMs: timeoutMs,
         serverMessages: false,
+        lastProtocolVersion: server.protocolVersion,
         // Node's own HTTP client for Streamable HTTP: a discovery costs a third of the CPU it costs through fetch.
         streamableHttpTransport: (t) => new PooledHttpTransport(t.url, { headers: t.headers, lookup: t.lookup, budget }),
         onStderr: (read) => (readStderr = read),
@@ -181,7 +182,8 @@ export class DiscoveryService {
       if (recorded.status !== 'recorded') return this.unrecorded(recorded.status, server.id, durationMs);
       this.observe('succeeded', durationMs);
       const listChanged = (caps.tools as { listChanged?: unknown } | undefined)?.listChanged === true;
-      if (listChanged) this.watcher.watch(server, subject.credentials);
+      // Watched with the revision it just spoke (the record read at the claim may predate it).
+      if (listChanged) this.watcher.watch({ ...server, protocolVersion: session.protocolVersion ?? null }, subject.credentials);
       return { kind: 'succeeded', toolCount: listing.tools.length, changes: recorded.changes, durationMs, askedAgain: false };
     } catch (err) {
       clearTimeout(timer);

@@ -108,7 +108,7 @@ export class ToolChangeWatcher implements OnModuleDestroy {
     const timeoutMs = this.config.discovery.timeoutMs;
     const connectDeadline = AbortSignal.any([watch.stop.signal, AbortSignal.timeout(timeoutMs)]);
     const target = await this.resolver.resolve(server, credentials);
-    const session = await this.connector.connect(target, { signal: connectDeadline, requestTimeoutMs: timeoutMs });
+    const session = await this.connector.connect(target, { signal: connectDeadline, requestTimeoutMs: timeoutMs, lastProtocolVersion: server.protocolVersion });
     if (watch.stop.signal.aborted || this.watches.get(server.id) !== watch) {
       await session.close();
       return;

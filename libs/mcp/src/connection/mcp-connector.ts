@@ -36,7 +36,16 @@ export interface ConnectOptions {
    * stream of Streamable HTTP is not opened (a discovery reads answers only; the change watcher listens).
    */
   serverMessages?: boolean;
+  /**
+   * The protocol revision the server spoke last time (a discovery remembers it). A 2026-07-28 server is then
+   * reached with that revision first, instead of after a refused `initialize` (for stdio, a process start
+   * saved); if that attempt fails, the usual order follows.
+   */
+  lastProtocolVersion?: string | null;
 }
+
+/** How long the remembered revision is given before the usual order is tried (the server may have changed). */
+const REMEMBERED_ATTEMPT_MS = 10_000;
 
 type ModernTransport = Parameters<ModernClient['connect']>[0];
 
@@ -142,6 +151,20 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, phase: string): 
 export class McpConnector {
   async connect(target: ConnectionTarget, options: ConnectOptions): Promise<McpSession> {
     const redact = redactor(target.secrets);
+    const remembered = options.lastProtocolVersion && MODERN_VERSIONS.includes(options.lastProtocolVersion) ? options.lastProtocolVersion : undefined;
+    if (remembered && (target.transport === 'stdio' || target.transport === 'streamable-http')) {
+      const first = { ...options, requestTimeoutMs: Math.min(options.requestTimeoutMs ?? REMEMBERED_ATTEMPT_MS, REMEMBERED_ATTEMPT_MS) };
+      try {
+        if (target.transport === 'stdio') {
+          const child = this.childFor(target, first);
+          return await this.connectModern('stdio', child as unknown as ModernTransport, remembered, first, { child });
+        }
+        return await this.connectModernHttp(target, remembered, first);
+      } catch (err) {
+        if (options.signal.aborted) throw abortFailure(options.signal, 'connecting');
+        // Not (or no longer) a server of that revision: the usual order decides.
+      }
+    }
     try {
       switch (target.transport) {
         case 'in-process':
