@@ -94,6 +94,25 @@ describe.each(backends)('discovery over time (queue on %s)', (backend) => {
     await waitFor('the watch to close', async () => second.sessions() === 0);
   });
 
+  it('keeps one watch per server across workers: a later discovery by another worker takes the watch over', async () => {
+    const fixture = await mutable();
+    const { id } = await registerServer(t, { name: 'weather-handed-over', transport: 'streamable-http', url: fixture.url }, tenant.key);
+    await settled(t, id);
+    await waitFor('the watch session', async () => fixture.sessions() === 1);
+    const watcher = t.app.get((await import('@app/discovery')).ToolChangeWatcher);
+    // Its own re-discovery keeps this worker's watch.
+    await discoverNow(id);
+    await waitFor('the second discovery', async () => (await runsOf(t, id)).filter((r) => r.outcome === 'SUCCEEDED').length === 2);
+    await watcher.handOver();
+    expect(watcher.isWatching(id)).toBe(true);
+    expect(fixture.sessions()).toBe(1);
+    // Another worker discovered the server after this one (and watches it): this worker lets its watch go.
+    await t.runtime.prisma.server.update({ where: { id }, data: { lastDiscoveredAt: new Date(Date.now() + 1000) } });
+    await watcher.handOver();
+    expect(watcher.isWatching(id)).toBe(false);
+    await waitFor('the session to close', async () => fixture.sessions() === 0);
+  });
+
   it('coalesces discoveries asked for while one is queued or running into that one', async () => {
     const fixture = await slowToolsList(1500, 'coalesced');
     fixtures.push(fixture);

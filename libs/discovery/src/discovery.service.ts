@@ -183,7 +183,7 @@ export class DiscoveryService {
       this.observe('succeeded', durationMs);
       const listChanged = (caps.tools as { listChanged?: unknown } | undefined)?.listChanged === true;
       // Watched with the revision it just spoke (the record read at the claim may predate it).
-      if (listChanged) this.watcher.watch({ ...server, protocolVersion: session.protocolVersion ?? null }, subject.credentials);
+      if (listChanged) this.watcher.watch({ ...server, protocolVersion: session.protocolVersion ?? null }, subject.credentials, recorded.discoveredAt);
       return { kind: 'succeeded', toolCount: listing.tools.length, changes: recorded.changes, durationMs, askedAgain: false };
     } catch (err) {
       clearTimeout(timer);

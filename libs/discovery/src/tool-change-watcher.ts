@@ -32,6 +32,8 @@ interface Watch {
   stop: AbortController;
   session?: McpSession;
   openedAt: number;
+  /** The discovery of this worker that the watch follows: a later one (by another worker) takes it over. */
+  discoveredAt?: Date;
   debounce?: NodeJS.Timeout;
   ping?: NodeJS.Timeout;
 }
@@ -79,19 +81,22 @@ export class ToolChangeWatcher implements OnModuleDestroy {
    * Starts watching a server unless it is watched already (with the same
    * registration) or the bound is reached. Never throws.
    */
-  watch(server: ServerRecord, credentials: StoredCredentials): void {
+  watch(server: ServerRecord, credentials: StoredCredentials, discoveredAt?: Date): void {
     if (this.stopped) return;
     const fingerprint = createHash('sha256')
       .update(JSON.stringify([server.transport, server.url, server.command, server.args, server.env, server.headers, credentials]))
       .digest('hex');
     const current = this.watches.get(server.id);
-    if (current?.fingerprint === fingerprint) return;
+    if (current?.fingerprint === fingerprint) {
+      current.discoveredAt = discoveredAt ?? current.discoveredAt;
+      return;
+    }
     if (current) this.drop(current);
     if (this.watches.size >= this.limits.maxSessions) {
       this.runtime.logger.debug({ serverId: server.id, max: this.limits.maxSessions }, 'tool change watch not opened: the bound is reached');
       return;
     }
-    const watch: Watch = { serverId: server.id, fingerprint, stop: new AbortController(), openedAt: Date.now() };
+    const watch: Watch = { serverId: server.id, fingerprint, stop: new AbortController(), openedAt: Date.now(), discoveredAt };
     this.watches.set(server.id, watch);
     this.open(watch, server, credentials).catch((err: unknown) => {
       this.runtime.logger.debug({ serverId: server.id, err: (err as Error).message }, 'tool change watch could not be opened');
@@ -120,9 +125,29 @@ export class ToolChangeWatcher implements OnModuleDestroy {
     await session.watchToolListChanged(() => this.notified(watch), { signal: watch.stop.signal, timeoutMs });
     watch.ping = setInterval(() => {
       session.request('ping', undefined, { timeoutMs: Math.min(timeoutMs, 10_000) }).catch(() => this.drop(watch));
+      void this.handedOver(watch).catch(() => undefined);
     }, this.limits.pingMs);
     watch.ping.unref();
     this.runtime.logger.debug({ serverId: server.id, watching: this.watches.size }, 'watching for tool list changes');
+  }
+
+  /**
+   * One watch per server across the workers: the worker that discovered the server last watches it. A watch
+   * whose server another worker has discovered since is dropped (that worker watches it now, if it should).
+   * Returns whether it was dropped.
+   */
+  private async handedOver(watch: Watch): Promise<boolean> {
+    if (!watch.discoveredAt) return false;
+    const latest = await this.state.lastDiscoveredAt(watch.serverId);
+    if (!latest || latest.getTime() <= watch.discoveredAt.getTime() || this.watches.get(watch.serverId) !== watch) return false;
+    this.runtime.logger.debug({ serverId: watch.serverId }, 'tool change watch handed over: another worker discovered the server since');
+    this.drop(watch);
+    return true;
+  }
+
+  /** Checks every watch for a later discovery by another worker now (the ping does it periodically). */
+  async handOver(): Promise<void> {
+    await Promise.all([...this.watches.values()].map((w) => this.handedOver(w).catch(() => false)));
   }
 
   private notified(watch: Watch): void {

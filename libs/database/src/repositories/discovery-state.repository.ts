@@ -72,7 +72,8 @@ export interface DiscoveryFailure {
  * it stays DISCONNECTED).
  */
 export type RecordResult =
-  | { status: 'recorded'; changes: ToolChanges }
+  /** `discoveredAt`: the server's last_discovered_at as written (a failure leaves it as it was: absent). */
+  | { status: 'recorded'; changes: ToolChanges; discoveredAt?: Date }
   | { status: 'lost' }
   | { status: 'superseded' }
   | { status: 'disabled' };
@@ -201,7 +202,7 @@ export class DiscoveryStateRepository {
     const i = result.identity;
     const t = result.tools;
     const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
-    const rows = await this.sql.query<{ recorded: boolean; added: string[]; removed: string[]; changed: string[] }>(
+    const rows = await this.sql.query<{ recorded: boolean; added: string[]; removed: string[]; changed: string[]; discoveredAt: Date }>(
       `WITH gate AS (
          UPDATE servers
             SET status = 'CONNECTED', status_reason = NULL,
@@ -211,7 +212,7 @@ export class DiscoveryStateRepository {
                 discovery_requested_at = NULL, discovery_lease_owner = NULL, discovery_lease_until = NULL, updated_at = now()
           WHERE id = $1::uuid AND discovery_lease_owner = $2 AND enabled
             AND NOT COALESCE(discovery_requested_at > $3, false)
-         RETURNING id),
+         RETURNING id, last_discovered_at),
        incoming AS (
          SELECT * FROM unnest($14::text[], $15::text[], $16::text[], $17::jsonb[], $18::jsonb[], $19::jsonb[], $20::text[])
            WITH ORDINALITY AS t(name, title, description, input_schema, output_schema, annotations, hash, position)),
@@ -242,6 +243,7 @@ export class DiscoveryStateRepository {
            FROM changes c
           WHERE r.id = $24::uuid AND r.outcome = 'RUNNING' AND EXISTS (SELECT 1 FROM gate))
        SELECT EXISTS (SELECT 1 FROM gate) AS recorded, c.added, c.removed, c.changed,
+              (SELECT last_discovered_at FROM gate) AS "discoveredAt",
               (SELECT count(*) FROM upserted) + (SELECT count(*) FROM deleted) AS written
          FROM changes c`,
       [
@@ -272,7 +274,7 @@ export class DiscoveryStateRepository {
       ],
     );
     const [row] = rows;
-    if (row?.recorded) return { status: 'recorded', changes: { added: row.added, removed: row.removed, changed: row.changed } };
+    if (row?.recorded) return { status: 'recorded', changes: { added: row.added, removed: row.removed, changed: row.changed }, discoveredAt: row.discoveredAt };
     return this.succeedInTransaction(id, owner, claimedAt, result);
   }
 
@@ -284,6 +286,7 @@ export class DiscoveryStateRepository {
         if (refused) return refused;
         const changes = await this.tools.replaceAll(tx, id, result.tools);
         const i = result.identity;
+        const discoveredAt = new Date();
         await tx.server.update({
           where: { id },
           data: {
@@ -298,7 +301,7 @@ export class DiscoveryStateRepository {
             toolCount: result.tools.length,
             resourceCount: i.resourceCount,
             promptCount: i.promptCount,
-            lastDiscoveredAt: new Date(),
+            lastDiscoveredAt: discoveredAt,
             nextDiscoveryAt: result.nextDiscoveryAt,
             discoveryRequestedAt: null,
             discoveryLeaseOwner: null,
@@ -317,7 +320,7 @@ export class DiscoveryStateRepository {
           },
           tx,
         );
-        return { status: 'recorded', changes };
+        return { status: 'recorded', changes, discoveredAt };
       },
       { timeout: 60_000, maxWait: 10_000 },
     );
@@ -363,6 +366,13 @@ export class DiscoveryStateRepository {
       [id, since],
     );
     return rows.length > 0;
+  }
+
+  /** When the server was last discovered successfully, by any worker (null: never, or gone). */
+  async lastDiscoveredAt(id: string): Promise<Date | null> {
+    if (!isUuid(id)) return null;
+    const rows = await this.sql.query<{ at: Date | null }>(`SELECT last_discovered_at AS at FROM servers WHERE id = $1::uuid`, [id]);
+    return rows[0]?.at ?? null;
   }
 
   /** Gives the lease back without a verdict (the job was handed back to the queue). */
