@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpConnector } from '../connection/mcp-connector';
 import { McpFailure, McpFailureCode } from '../connection/mcp-failure';
@@ -66,6 +67,21 @@ describe('McpSessionPool', () => {
     const f = fixture();
     await expect(pool.use('a', f.open, (s) => s.request('no/such/method', {}))).rejects.toMatchObject({ code: -32601 });
     await pool.use('a', f.open, echo('still'));
+    expect(f.state.sessions).toBe(1);
+  });
+
+  it('does not run a call again when the server answered it with a JSON-RPC error that mentions HTTP 404', async () => {
+    pool = new McpSessionPool();
+    const f = fixture();
+    await pool.use('a', f.open, echo('warm'));
+    let runs = 0;
+    const failing = async () => {
+      runs++;
+      throw new McpError(-32603, 'upstream API answered HTTP 404 for /orders/17');
+    };
+    await expect(pool.use('a', f.open, failing)).rejects.toThrow('HTTP 404');
+    // The tool may have had effects: one run, on the session it went out on.
+    expect(runs).toBe(1);
     expect(f.state.sessions).toBe(1);
   });
 

@@ -50,12 +50,23 @@ export function breaksSession(err: unknown): boolean {
   return classifyError(err, 'tools/call').code !== McpFailureCode.RemoteError;
 }
 
+/** Whether the failure is a JSON-RPC error the server sent (McpError and the like carry a negative numeric code). */
+function answeredWithJsonRpcError(err: unknown): boolean {
+  for (let e: unknown = err, i = 0; e && i < 5; e = (e as { cause?: unknown }).cause, i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'number' && code < 0) return true;
+  }
+  return false;
+}
+
 /**
  * A failure that proves the request never reached the server's tool: the server no longer knows the session
  * (404, as Streamable HTTP answers for an expired session) or nothing listens any more. Only then is a call
  * on a reused session worth one more try on a new one; a tool may have effects, so nothing else is retried.
  */
 function undelivered(err: unknown): boolean {
+  // A JSON-RPC error is the server's own answer (the tool may have run), whatever its text says about HTTP.
+  if (answeredWithJsonRpcError(err)) return false;
   const f = classifyError(err, 'tools/call');
   return f.httpStatus === 404 || f.code === McpFailureCode.NotFound || f.code === McpFailureCode.ConnectionRefused;
 }

@@ -154,6 +154,19 @@ describe('PooledHttpTransport', () => {
     expect(transport.sessionId).toBeDefined();
   });
 
+  it('reports a 404 before any session as a wrong URL, not as a forgotten session', async () => {
+    const server = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/wrong/mcp`);
+      const client = new Client({ name: 't', version: '1' });
+      const err = await client.connect(new PooledHttpTransport(url, { headers: {} })).catch((e: unknown) => e);
+      expect(classifyError(err, 'initialize')).toMatchObject({ code: McpFailureCode.NotFound, httpStatus: 404, transient: false });
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it('sends a request once more when the kept-alive connection it went out on was already closed by the server', async () => {
     const perSocket = new WeakMap<object, number>();
     let dropped = 0;

@@ -81,6 +81,8 @@ export class PooledHttpTransport implements Transport {
   private post(body: string, requestId: RequestId | undefined): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let answered = false;
+      // A 404 means "unknown session" only for a request that named one; before that, the URL is wrong.
+      const inSession = this.sessionId !== undefined;
       const req = this.request(this.url, { method: 'POST', headers: this.headers(body), agent: this.agent }, (res) => {
         answered = true;
         this.count(res);
@@ -92,7 +94,7 @@ export class PooledHttpTransport implements Transport {
           res.resume();
           return resolve();
         }
-        if (status === 404) {
+        if (status === 404 && inSession) {
           // The server does not know the session (it restarted or dropped it): said without the body, whose
           // JSON-RPC code (-32001) would otherwise read as a timeout rather than as a session to open anew.
           res.resume();
