@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { REGISTRY_LISTENER_APPLICATION_NAME } from '@app/database';
 import { AnswerCache } from '../../apps/api/src/common/answer-cache';
 import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
 import { startTestApp, TestApp } from '../support/app';
@@ -134,4 +135,24 @@ describe('kept read answers (mcp-get-server-info, mcp-list-servers, GET /servers
     await other.query(`UPDATE servers SET server_version = '4.0.0' WHERE id = $1`, [mine]);
     await waitFor('the change after listening again', async () => (await info(a.key, mine)).body.version === '4.0.0', 5000, 5);
   });
+
+  it('notices a listening connection that went silent (no reset), keeps nothing meanwhile, and listens again', async () => {
+    await waitFor('listening', async () => cache.active, 15_000, 20);
+    const { rows } = await other.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, [
+      REGISTRY_LISTENER_APPLICATION_NAME,
+    ]);
+    expect(rows).toHaveLength(1);
+    const pid = rows[0].pid as number;
+    // The server process stops answering without closing anything, as a host lost behind a NAT would.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await waitFor('the heartbeat to give the connection up', async () => !cache.active, 15_000, 50);
+      expect(cache.size.entries).toBe(0);
+      expect((await info(a.key, mine)).status).toBe(200);
+      expect(cache.size.entries).toBe(0);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    await waitFor('listening again', async () => cache.active, 20_000, 50);
+  }, 60_000);
 });

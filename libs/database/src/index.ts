@@ -31,4 +31,11 @@ export {
   CatalogChangeRow,
   CatalogChanges,
 } from './repositories/catalog.repository';
-export { RegistryChangeListener, RegistryChange, RegistryChangeHandlers, REGISTRY_CHANGES_CHANNEL, parseRegistryChange } from './registry-changes';
+export {
+  RegistryChangeListener,
+  RegistryChange,
+  RegistryChangeHandlers,
+  REGISTRY_CHANGES_CHANNEL,
+  REGISTRY_LISTENER_APPLICATION_NAME,
+  parseRegistryChange,
+} from './registry-changes';

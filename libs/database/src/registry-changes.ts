@@ -26,6 +26,15 @@ export interface RegistryChangeHandlers {
 
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 10_000;
+/**
+ * A listening connection receives without ever sending, so a connection lost without a reset (a NAT or load
+ * balancer forgetting it, a host gone) would look alive: it is asked a trivial question this often, and one
+ * not answered within the timeout counts as lost.
+ */
+const HEARTBEAT_MS = 5_000;
+const HEARTBEAT_TIMEOUT_MS = 5_000;
+/** How the listening connection shows in pg_stat_activity. */
+export const REGISTRY_LISTENER_APPLICATION_NAME = 'mcp-registry change listener';
 
 /**
  * Listens for the registry's committed changes on a connection of its own, and opens it again after a
@@ -37,6 +46,7 @@ export class RegistryChangeListener {
   private stopped = false;
   private retryMs = RETRY_MIN_MS;
   private timer?: NodeJS.Timeout;
+  private heartbeat?: NodeJS.Timeout;
   listening = false;
 
   constructor(
@@ -50,11 +60,18 @@ export class RegistryChangeListener {
 
   private async open(): Promise<void> {
     if (this.stopped) return;
-    const client = new Client({ connectionString: this.connectionString });
+    const client = new Client({
+      connectionString: this.connectionString,
+      application_name: REGISTRY_LISTENER_APPLICATION_NAME,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      connectionTimeoutMillis: 10_000,
+    });
     this.client = client;
     const lost = (err?: Error) => {
       if (this.client !== client) return;
       this.client = undefined;
+      clearInterval(this.heartbeat);
       if (this.listening) {
         this.listening = false;
         this.handlers.reset(false);
@@ -81,6 +98,16 @@ export class RegistryChangeListener {
     this.retryMs = RETRY_MIN_MS;
     this.listening = true;
     this.handlers.reset(true);
+    this.heartbeat = setInterval(() => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the listening connection did not answer within ${HEARTBEAT_TIMEOUT_MS} ms`)), HEARTBEAT_TIMEOUT_MS);
+      });
+      Promise.race([client.query('SELECT 1'), late])
+        .catch((err: Error) => lost(err))
+        .finally(() => clearTimeout(timer));
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
   }
 
   private retry(): void {
@@ -94,6 +121,7 @@ export class RegistryChangeListener {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearInterval(this.heartbeat);
     this.listening = false;
     const client = this.client;
     this.client = undefined;
