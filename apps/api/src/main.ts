@@ -1,7 +1,7 @@
 // First: a SIGTERM that comes while the process loads and starts is kept for a clean stop (see the module).
-import '../../../libs/platform/src/early-signals';
+import { trapEarlySignals } from '../../../libs/platform/src/early-signals';
 import { loadConfig } from '@app/config';
-import { failStartup, handleShutdownSignals, trapEarlySignals, startRuntime } from '@app/platform';
+import { failStartup, handleShutdownSignals, startRuntime } from '@app/platform';
 import { WorkerModule } from '../../worker/src/worker.module';
 import { createApiApp } from './api.app';
 

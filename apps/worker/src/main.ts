@@ -1,7 +1,7 @@
 // First: a SIGTERM that comes while the process loads and starts is kept for a clean stop (see the module).
-import '../../../libs/platform/src/early-signals';
+import { trapEarlySignals } from '../../../libs/platform/src/early-signals';
 import { loadConfig } from '@app/config';
-import { failStartup, handleShutdownSignals, trapEarlySignals, PlatformModule, startRuntime } from '@app/platform';
+import { failStartup, handleShutdownSignals, PlatformModule, startRuntime } from '@app/platform';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { startWorkerMetricsServer } from './metrics-server';

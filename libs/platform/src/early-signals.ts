@@ -1,9 +1,10 @@
 /**
  * SIGTERM and SIGINT from the first line of a process's start-up. Each main imports this module before
- * anything else, so that a stop asked for while the process is still loading or starting is not the
+ * anything else (and nothing else does: importing it is what installs the handlers), so that a stop asked for while the process is still loading or starting is not the
  * signal's default (exit 143) but a clean stop as soon as the process is ready (handleShutdownSignals).
  * A start that does not finish within the bound after the signal is abandoned with exit 0: nothing was
- * served yet, and a migration under way rolls back with its connection.
+ * served yet, a migration under way rolls back with its connection, and a discovery a worker had begun is
+ * taken up again by another once its lease runs out. A second signal exits at once (exit 1).
  */
 
 /** A SIGTERM or SIGINT that came while the process was still starting. */
@@ -28,7 +29,11 @@ function arm(): void {
 }
 
 function onSignal(signal: NodeJS.Signals): void {
-  if (state.received) return;
+  if (state.received) {
+    // Asked twice: the stop is not waited for.
+    process.stderr.write(`${signal} again while starting: exiting now\n`);
+    process.exit(1);
+  }
   state.received = signal;
   process.stderr.write(`${signal} while starting: stopping once started\n`);
   arm();
