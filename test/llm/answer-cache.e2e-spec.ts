@@ -106,6 +106,18 @@ describe('kept read answers (mcp-get-server-info, mcp-list-servers, GET /servers
     }
   });
 
+  it('is cleared by an authenticated write through this process, not by a request without a valid key', async () => {
+    await info(a.key, platformServer);
+    await info(a.key, platformServer);
+    const kept = cache.size.entries;
+    expect(kept).toBeGreaterThan(0);
+    expect((await t.request('POST', '/api/v1/servers', { key: 'mcpr_not_a_key', body: { name: 'x' } })).status).toBe(401);
+    expect(cache.size.entries).toBe(kept);
+    // A write to another server: its notification would not touch the platform server's answer; the fence does.
+    expect((await t.request('PATCH', `/api/v1/servers/${mine}`, { key: a.key, body: { metadata: { fenced: 'yes' } } })).status).toBe(200);
+    expect(cache.size.entries).toBe(0);
+  });
+
   it("drops another tenant's listings only when a server they can see changes", async () => {
     const key = (k: string) => t.request('GET', '/api/v1/servers?pageSize=100', { key: k });
     await key(b.key);

@@ -1,5 +1,6 @@
 import { Global, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { WriteFenceMiddleware } from '../common/answer-cache.module';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeyMiddleware } from './api-key.middleware';
 import { AuthService } from './auth.service';
@@ -12,6 +13,7 @@ import { AuthService } from './auth.service';
 })
 export class AuthModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(ApiKeyMiddleware).forRoutes('/{*path}');
+    // The key first; then, for an authenticated write, the fence around the answers kept for reads.
+    consumer.apply(ApiKeyMiddleware, WriteFenceMiddleware).forRoutes('/{*path}');
   }
 }
