@@ -136,7 +136,7 @@ export class DiscoveryService {
     let readStderr: (() => string) | undefined;
     let session: McpSession | undefined;
     let secrets: string[] = [];
-    let refuseCredentials: (() => void) | undefined;
+    let refuseCredentials: (() => boolean) | undefined;
     const budget = new ByteBudget(this.limits.maxBytes);
     try {
       const target = await this.resolver.resolve(server, subject.credentials);
@@ -192,8 +192,7 @@ export class DiscoveryService {
       const stderr = readStderr?.() || null;
       // Credentials the registry obtains itself (Pipedream's token) may have been revoked before their expiry:
       // refused, they are dropped, and the next attempt, with fresh ones, decides.
-      const refused = failure.code === McpFailureCode.Unauthorized && refuseCredentials !== undefined;
-      if (refused) refuseCredentials!();
+      const refused = failure.code === McpFailureCode.Unauthorized && refuseCredentials?.() === true;
       const final = !(failure.transient || refused) || attempt.attempt >= attempt.maxAttempts;
       let reason = failure.message;
       const tail = lastLine(stderr ?? undefined);

@@ -63,7 +63,7 @@ export class ToolCallService implements OnModuleDestroy {
   /** The secret values each session was opened with, to clean them out of error texts. */
   private readonly secrets = new WeakMap<McpSession, string[]>();
   /** How to drop the credentials a session was opened with when the server refuses them (see HttpTarget). */
-  private readonly refusals = new WeakMap<McpSession, () => void>();
+  private readonly refusals = new WeakMap<McpSession, () => boolean>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,

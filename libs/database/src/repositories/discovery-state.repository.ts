@@ -286,7 +286,8 @@ export class DiscoveryStateRepository {
         if (refused) return refused;
         const changes = await this.tools.replaceAll(tx, id, result.tools);
         const i = result.identity;
-        const discoveredAt = new Date();
+        // The database's clock, as in succeed(): the watch hand-over compares values written by both.
+        const [{ discoveredAt }] = await tx.$queryRaw<{ discoveredAt: Date }[]>`SELECT now()::timestamptz(3) AS "discoveredAt"`;
         await tx.server.update({
           where: { id },
           data: {

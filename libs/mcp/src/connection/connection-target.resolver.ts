@@ -121,7 +121,7 @@ export class ConnectionTargetResolver {
     const headers: Record<string, string> = { ...server.headers };
     const secrets: string[] = [];
     let raw = server.url;
-    let refuseCredentials: (() => void) | undefined;
+    let refuseCredentials: (() => boolean) | undefined;
     if (server.kind === ServerKind.INTEGRATION) {
       const pd = this.config.pipedream;
       if (!pd) {

@@ -20,9 +20,10 @@ export interface HttpTarget {
   lookup?: LookupFunction;
   /**
    * For credentials the registry obtains itself (Pipedream's token): call when the server refused them (401),
-   * so that the next connection gets fresh ones. A refusal is then worth one more attempt.
+   * so that the next connection gets fresh ones. Returns whether it will: only then is the refusal worth
+   * another attempt.
    */
-  refuseCredentials?: () => void;
+  refuseCredentials?: () => boolean;
   secrets: string[];
 }
 

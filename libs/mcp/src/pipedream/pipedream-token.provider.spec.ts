@@ -1,5 +1,5 @@
 import { UpstreamError } from '@app/domain';
-import { PipedreamTokenProvider } from './pipedream-token.provider';
+import { PipedreamTokenProvider, REFUSAL_REFETCH_INTERVAL_MS } from './pipedream-token.provider';
 import { pipedreamHeaders } from './pipedream-headers';
 
 const config = { apiUrl: 'https://pd.example/', clientId: 'cid', clientSecret: 'csecret-value' };
@@ -66,6 +66,25 @@ describe('PipedreamTokenProvider', () => {
     await expect(none.getToken()).rejects.toThrow('without an access token');
     const mac = new PipedreamTokenProvider(config, { fetch: tokenEndpoint([{ body: { access_token: 'x', token_type: 'mac' } }]).impl });
     await expect(mac.getToken()).rejects.toThrow('not a bearer token');
+  });
+
+  it('drops a refused token once, and keeps a fresh one refused again soon after (at most one refetch per interval)', async () => {
+    let now = 1_000_000;
+    const ep = tokenEndpoint([1, 2, 3].map((n) => ({ body: { access_token: `tok-${n}`, token_type: 'Bearer', expires_in: 3600 } })));
+    const p = new PipedreamTokenProvider(config, { fetch: ep.impl, now: () => now });
+    const first = await p.getToken();
+    expect(p.invalidate(first)).toBe(true);
+    const second = await p.getToken();
+    expect(second).not.toBe(first);
+    // Refused again at once: not a revocation; the token stays and the caller should not try again.
+    expect(p.invalidate(second)).toBe(false);
+    expect(await p.getToken()).toBe(second);
+    // A refusal of a token that was already replaced says the newer one is used next.
+    expect(p.invalidate(first)).toBe(true);
+    now += REFUSAL_REFETCH_INTERVAL_MS;
+    expect(p.invalidate(second)).toBe(true);
+    expect(await p.getToken()).not.toBe(second);
+    expect(p.fetchCount).toBe(3);
   });
 
   it('drops the cached token on invalidate()', async () => {

@@ -20,6 +20,13 @@ interface CachedToken {
 }
 
 /**
+ * At most one token is dropped for a refusal in this time: when the fresh token is refused too, the refusal
+ * says something about the request (an account or app that is gone), and fetching again would only load
+ * Pipedream.
+ */
+export const REFUSAL_REFETCH_INTERVAL_MS = 30_000;
+
+/**
  * Pipedream Connect's OAuth client-credentials token: `POST {apiUrl}/v1/oauth/token`
  * with `{grant_type: "client_credentials", client_id, client_secret}`. The token is
  * cached until shortly before it expires; concurrent callers share one request.
@@ -27,6 +34,8 @@ interface CachedToken {
  */
 export class PipedreamTokenProvider {
   private cached?: CachedToken;
+  /** When a refusal last dropped a token (see REFUSAL_REFETCH_INTERVAL_MS). */
+  private lastRefusalAt?: number;
   private pending?: Promise<string>;
   private readonly fetchImpl: typeof fetch;
   private readonly now: () => number;
@@ -55,11 +64,20 @@ export class PipedreamTokenProvider {
 
   /**
    * Drops the cached token (for instance after Pipedream answered 401 with it: revoked before its expiry).
-   * Given the token that was refused, drops it only if it is still the cached one, not a newer one.
+   * Given the token that was refused, drops it only if it is still the cached one and not a fresh one (see
+   * MIN_REFUSED_TOKEN_AGE_MS). Returns whether the next request gets a new token.
    */
-  invalidate(refused?: string): void {
-    if (refused !== undefined && this.cached?.value !== refused) return;
+  invalidate(refused?: string): boolean {
+    if (refused === undefined) {
+      this.cached = undefined;
+      return true;
+    }
+    // Already replaced: the next request uses the newer token.
+    if (this.cached?.value !== refused) return true;
+    if (this.lastRefusalAt !== undefined && this.now() - this.lastRefusalAt < REFUSAL_REFETCH_INTERVAL_MS) return false;
+    this.lastRefusalAt = this.now();
     this.cached = undefined;
+    return true;
   }
 
   private async fetchToken(): Promise<string> {
