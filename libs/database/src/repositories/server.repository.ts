@@ -161,10 +161,19 @@ export class ServerRepository {
 
   /** Changes a server the caller has already found in its scope. */
   async update(id: string, change: ServerChange): Promise<ServerRecord> {
-    const data: Prisma.ServerUpdateInput = { ...change, transport: change.transport ? transportToDb(change.transport) : undefined };
+    const { discoveryRequestedAt, ...rest } = change;
+    const data: Prisma.ServerUpdateInput = {
+      ...rest,
+      ...(discoveryRequestedAt === null ? { discoveryRequestedAt: null } : {}),
+      transport: change.transport ? transportToDb(change.transport) : undefined,
+    };
     try {
       const row = await this.prisma.server.update({ where: { id }, data });
-      return toServerRecord(row);
+      if (!discoveryRequestedAt) return toServerRecord(row);
+      // A discovery asked for now is stamped with the database's clock, which the result gate compares with the
+      // claim's: an API host whose clock runs behind cannot make the request look older than a running discovery.
+      const stamped = await this.sql.query<Server>(`UPDATE servers SET discovery_requested_at = now() WHERE id = $1::uuid RETURNING ${SERVER_COLUMNS}`, [id]);
+      return toServerRecord(stamped[0] ?? row);
     } catch (err) {
       translatePrismaError(err, { conflict: conflictMessage(change.name ?? ''), notFound: `server ${id} not found` });
     }
