@@ -32,12 +32,7 @@ describe('tool calls routed by kind', () => {
     t = await startTestApp({
       env: {
         EXTERNAL_SERVERS_FILE: file,
-        PIPEDREAM_CLIENT_ID: 'pd-client',
-        PIPEDREAM_CLIENT_SECRET: clientSecret,
-        PIPEDREAM_PROJECT_ID: 'proj_calls',
-        PIPEDREAM_ENVIRONMENT: 'production',
-        PIPEDREAM_API_URL: pd.apiUrl,
-        PIPEDREAM_MCP_URL: pd.mcpUrl,
+        ...pd.env,
       },
     });
     a = await makeTenant(t);

@@ -19,14 +19,7 @@ describe('an INTEGRATION server discovered through Pipedream Connect (local stan
     pd = await startPipedreamStandIn({ clientId: 'pd-client', clientSecret, projectId: 'proj_e2e', environment: 'production' });
     t = await startTestApp({
       worker: true,
-      env: {
-        PIPEDREAM_CLIENT_ID: 'pd-client',
-        PIPEDREAM_CLIENT_SECRET: clientSecret,
-        PIPEDREAM_PROJECT_ID: 'proj_e2e',
-        PIPEDREAM_ENVIRONMENT: 'production',
-        PIPEDREAM_API_URL: pd.apiUrl,
-        PIPEDREAM_MCP_URL: pd.mcpUrl,
-      },
+      env: pd.env,
     });
     a = await makeTenant(t);
     b = await makeTenant(t);

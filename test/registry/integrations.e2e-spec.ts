@@ -34,14 +34,7 @@ describe('integrations through Pipedream Connect (local stand-in)', () => {
     pd = await startPipedreamStandIn({ clientId: 'pd-client', clientSecret, projectId: 'proj_test', environment: 'development' });
     t = await startTestApp({
       worker: false,
-      env: {
-        PIPEDREAM_CLIENT_ID: 'pd-client',
-        PIPEDREAM_CLIENT_SECRET: clientSecret,
-        PIPEDREAM_PROJECT_ID: 'proj_test',
-        PIPEDREAM_ENVIRONMENT: 'development',
-        PIPEDREAM_API_URL: pd.apiUrl,
-        PIPEDREAM_MCP_URL: pd.mcpUrl,
-      },
+      env: pd.env,
     });
     secrets = watchSecrets(t);
     a = await makeTenant(t);
