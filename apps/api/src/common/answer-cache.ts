@@ -104,13 +104,13 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
     return this.listener?.listening === true && this.writes === 0;
   }
 
-  /** Call before reading what an answer is made of; pass the result to put(). */
-  mark(): number {
+  /** Called before reading what an answer is made of; the result goes to put(). */
+  private mark(): number {
     return this.epoch;
   }
 
   /** The kept answer, if `principal` may see it. */
-  get(key: string, principal: Principal): Answer | undefined {
+  private get(key: string, principal: Principal): Answer | undefined {
     if (!this.active) {
       this.stats.bypassed++;
       this.metrics.answerCacheLookups.inc({ result: 'bypass' });
@@ -147,7 +147,7 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** Keeps an answer read since `mark`, unless something it depends on changed meanwhile. */
-  put(key: string, mark: number, answer: Answer, subject: AnswerSubject): void {
+  private put(key: string, mark: number, answer: Answer, subject: AnswerSubject): void {
     if (!this.active || answer.body.length > MAX_ANSWER_BYTES || this.changedSince(mark, subject)) {
       this.stats.refused++;
       return;
@@ -155,7 +155,8 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
     this.remove(key);
     this.entries.set(key, { answer, subject });
     this.bytes += answer.body.length;
-    this.indexOf(subject, true)?.add(key);
+    const [index, slot] = this.slot(subject);
+    index.set(slot, (index.get(slot) ?? new Set()).add(key));
     this.stats.kept++;
     for (const [k] of this.entries) {
       if (this.bytes <= ANSWER_CACHE_MAX_BYTES) break;
@@ -205,11 +206,9 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
     else drop(this.listingKeys.get(audienceKey({ tenantId: change.tenantId })));
   }
 
-  private indexOf(subject: AnswerSubject, create: boolean): Set<string> | undefined {
-    const [index, key] = 'serverId' in subject ? [this.serverKeys, subject.serverId] : [this.listingKeys, audienceKey(subject.audience)];
-    let keys = index.get(key);
-    if (!keys && create) index.set(key, (keys = new Set()));
-    return keys;
+  /** Where the keys of answers with this subject are listed: the index, and the entry in it. */
+  private slot(subject: AnswerSubject): [Map<string, Set<string>>, string] {
+    return 'serverId' in subject ? [this.serverKeys, subject.serverId] : [this.listingKeys, audienceKey(subject.audience)];
   }
 
   /** Drops every kept answer (listening started or stopped, or a write through this process). */
@@ -236,8 +235,10 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
     this.entries.delete(key);
     this.bytes -= old.answer.body.length;
     this.stats.dropped++;
-    const keys = this.indexOf(old.subject, false);
+    this.metrics.answerCacheBytes.set(this.bytes);
+    const [index, slot] = this.slot(old.subject);
+    const keys = index.get(slot);
     keys?.delete(key);
-    if (keys?.size === 0) ('serverId' in old.subject ? this.serverKeys : this.listingKeys).delete('serverId' in old.subject ? old.subject.serverId : audienceKey(old.subject.audience));
+    if (keys?.size === 0) index.delete(slot);
   }
 }
