@@ -20,15 +20,12 @@ import {
   McpSession,
   McpSessionPool,
   detachedSignalFetch,
-  OutboundPolicy,
   PooledHttpTransport,
-  policyLookup,
   redactor,
 } from '@app/mcp';
 import type { CallToolContext, CallToolInput } from '@app/registry';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { CallAuditWriter } from './call-audit.writer';
 import { CallRateLimiter } from './call-rate-limiter';
@@ -59,7 +56,6 @@ function outcomeOf(err: unknown): CallOutcome {
 @Injectable()
 export class ToolCallService implements OnModuleDestroy {
   readonly pool = new McpSessionPool({ idleMs: SESSION_IDLE_MS });
-  private readonly lookup: LookupFunction;
   /** The secret values each session was opened with, to clean them out of error texts. */
   private readonly secrets = new WeakMap<McpSession, string[]>();
   /** How to drop the credentials a session was opened with when the server refuses them (see HttpTarget). */
@@ -74,7 +70,6 @@ export class ToolCallService implements OnModuleDestroy {
     private readonly auditLog: CallAuditWriter,
     private readonly limiter: CallRateLimiter,
   ) {
-    this.lookup = policyLookup(new OutboundPolicy(config.outboundAllow));
     // A server reloaded (new tools, new address, new credentials) or gone: its sessions are not used again.
     catalog.onServerChanged((id) => this.pool.invalidate(`${id}:`));
   }
@@ -196,14 +191,13 @@ export class ToolCallService implements OnModuleDestroy {
     }
     const timeoutMs = this.config.call.timeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
-    // Tenant servers are reached only at addresses the outbound policy allows, checked as each connection opens.
-    const lookup = server.kind === ServerKind.CUSTOM ? this.lookup : undefined;
     const refuse = target.transport !== 'stdio' && target.transport !== 'in-process' ? target.refuseCredentials : undefined;
     const session = await this.connector
       .connect(target, {
         signal: deadline,
         requestTimeoutMs: timeoutMs,
-        streamableHttpTransport: (t) => new PooledHttpTransport(t.url, { headers: t.headers, lookup }),
+        // Tenant servers are reached only at addresses the outbound policy allows (t.lookup), checked as each connection opens.
+        streamableHttpTransport: (t) => new PooledHttpTransport(t.url, { headers: t.headers, lookup: t.lookup }),
       })
       .catch((err: unknown) => {
         if (err instanceof McpFailure && err.code === McpFailureCode.Unauthorized) refuse?.();

@@ -10,7 +10,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import { Injectable } from '@nestjs/common';
 import { ChildProcessTransport } from '../transports/child-process.transport';
 import { TapTransport } from '../transports/tap.transport';
-import { ByteBudget, countingFetch } from './byte-budget';
+import { ByteBudget, countingFetch, FetchLike } from './byte-budget';
 import { classifyError, embeddedJsonRpcError, redactor } from './classify-error';
 import { ConnectionTarget, HttpTarget, InProcessTarget, StdioTarget } from './connection-target';
 import { McpFailure, McpFailureCode } from './mcp-failure';
@@ -104,8 +104,6 @@ function withoutStandaloneStream(fetch: FetchLike): FetchLike {
     return fetch(input, init);
   };
 }
-
-type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
@@ -226,7 +224,7 @@ export class McpConnector {
     const inner =
       options.streamableHttpTransport?.(target) ??
       new StreamableHTTPClientTransport(target.url, {
-        fetch: options.serverMessages === false ? withoutStandaloneStream(fetch as FetchLike) : fetch,
+        fetch: options.serverMessages === false ? withoutStandaloneStream(fetch) : fetch,
         requestInit: { headers: target.headers },
         // A discovery reads one answer per request; a broken stream is retried by the job, not here.
         reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
