@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
 import { PRISMA } from '../tokens';
@@ -88,13 +87,6 @@ export class DiscoveryRunRepository {
       LIST,
       (r) => ({ at: r.startedAt, id: r.id }),
     );
-  }
-
-  /** Opens a run (outcome RUNNING) when an attempt starts; returns its id. */
-  async start(serverId: string, trigger: string, attempt: number): Promise<string> {
-    const id = randomUUID();
-    await this.prisma.discoveryRun.create({ data: { id, serverId, trigger, attempt } });
-    return id;
   }
 
   /** Closes a run, inside the caller's transaction when one is given. */

@@ -98,16 +98,6 @@ export class DiscoveryStateRepository {
     private readonly runs: DiscoveryRunRepository,
   ) {}
 
-  private async subject(id: string): Promise<DiscoverySubject | null> {
-    const row = await this.prisma.server.findUnique({ where: { id } });
-    if (!row) return null;
-    return { server: toServerRecord(row), credentials: { credentialsCipher: row.credentialsCipher, credentialsEnv: row.credentialsEnv } };
-  }
-
-  async load(id: string): Promise<DiscoverySubject | null> {
-    return isUuid(id) ? this.subject(id) : null;
-  }
-
   /**
    * Takes the server's discovery lease for `leaseMs` when nobody holds it (or
    * the holder's lease ran out: a worker that was killed), marks the server
@@ -374,11 +364,6 @@ export class DiscoveryStateRepository {
     if (!isUuid(id)) return null;
     const rows = await this.sql.query<{ at: Date | null }>(`SELECT last_discovered_at AS at FROM servers WHERE id = $1::uuid`, [id]);
     return rows[0]?.at ?? null;
-  }
-
-  /** Gives the lease back without a verdict (the job was handed back to the queue). */
-  async release(id: string, owner: string): Promise<void> {
-    await this.prisma.server.updateMany({ where: { id, discoveryLeaseOwner: owner }, data: { discoveryLeaseOwner: null, discoveryLeaseUntil: null } });
   }
 
   /**
