@@ -1,16 +1,18 @@
-import { FrameworkQuietLogger, Metrics } from '@app/observability';
+import { FrameworkQuietLogger, Metrics, PinoNestLogger, requestLogging } from '@app/observability';
 import { Runtime } from '@app/platform';
 import { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
-import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { ProblemDto } from './http/problem';
 import { createValidationPipe } from './http/validation.pipe';
 
 export const BODY_LIMIT = '1mb';
+
+/** Probes and scrapes: answered without a "request completed" line each. */
+const QUIET_PATHS = new Set(['/health/live', '/metrics']);
 
 function metricsMiddleware(metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -28,14 +30,14 @@ function metricsMiddleware(metrics: Metrics) {
 /** Builds the HTTP application (not yet listening): used by `main.ts` and by the end-to-end tests. */
 export async function createApiApp(runtime: Runtime, extra: (Type | DynamicModule)[] = []): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(runtime, extra), {
-    bufferLogs: true,
+    logger: new FrameworkQuietLogger(new PinoNestLogger(runtime.logger)),
     bodyParser: false,
     // Idle keep-alive and long-lived streams must not hold the process past SIGTERM.
     forceCloseConnections: true,
   });
-  app.useLogger(new FrameworkQuietLogger(app.get(Logger)));
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  app.use(requestLogging(runtime.logger, { quietPaths: QUIET_PATHS }));
   app.use(metricsMiddleware(runtime.metrics));
   app.useBodyParser('json', { limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });
   app.useGlobalPipes(createValidationPipe());

@@ -1,4 +1,5 @@
 import pino, { Logger, LoggerOptions } from 'pino';
+import { requestContext } from './request-log';
 
 /**
  * Paths pino blanks in every log line. Credentials are never logged on purpose;
@@ -27,6 +28,11 @@ export function loggerOptions(level: string, role: string): LoggerOptions {
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     formatters: { level: (label) => ({ level: label }) },
+    // A line written while a request is handled says which request (see request-log.ts).
+    mixin: () => {
+      const req = requestContext.getStore();
+      return req ? { req } : {};
+    },
   };
 }
 
