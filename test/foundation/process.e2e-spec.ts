@@ -206,8 +206,13 @@ describe('the embedded database of a DATA_DIR', () => {
 describe('a stop asked for while the process is still starting', () => {
   it('finishes starting, then stops cleanly with exit 0 (not the signal\'s default, exit 143)', async () => {
     const p = startApi({ DATA_DIR: tempDir(), PORT: '0', SHUTDOWN_TIMEOUT_MS: '20000' });
-    await new Promise((r) => setTimeout(r, 100));
-    const exit = await p.stop(60_000);
+    // Sent once the process is demonstrably running its own code (it has opened the embedded database) and
+    // well before it is ready: it still has to migrate and build the application. A fixed delay can fall
+    // before node has even reached the program's first line on a loaded machine.
+    await p.waitFor(/embedded PostgreSQL started/, 45_000);
+    p.child.kill('SIGTERM');
+    expect(p.stdout()).not.toMatch(/registry ready/);
+    const exit = await p.exited;
     expect([exit.code, exit.signal]).toEqual([0, null]);
     expect(p.stderr()).toContain('SIGTERM while starting: stopping once started');
     expect(p.stdout()).toMatch(/"msg":"stopped"/);
