@@ -40,15 +40,29 @@ export class DiscoveryProducer implements OnModuleDestroy {
 
   /** Queues a discovery of one server. Never carries a secret: the worker reads everything else from the database. */
   async request(serverId: string, trigger: DiscoveryTrigger, delayMs = 0): Promise<void> {
+    const job = this.discoverJob(serverId, trigger, delayMs);
+    await this.discoveryQueue.add(job.name, job.data, job.opts);
+  }
+
+  /** Queues discoveries of several servers in one round trip (a registration of many). */
+  async requestMany(serverIds: string[], trigger: DiscoveryTrigger): Promise<void> {
+    if (serverIds.length === 0) return;
+    await this.discoveryQueue.addBulk(serverIds.map((id) => this.discoverJob(id, trigger, 0)));
+  }
+
+  private discoverJob(serverId: string, trigger: DiscoveryTrigger, delayMs: number) {
     const job: JobItem = { name: JobName.Discover, data: { serverId, trigger } };
-    await this.discoveryQueue.add(job.name, job.data, {
-      jobId: DiscoveryProducer.jobId(serverId),
-      attempts: this.policy.attempts,
-      backoff: { type: 'exponential', delay: this.policy.backoffMs, jitter: 0.5 },
-      delay: delayMs > 0 ? delayMs : undefined,
-      removeOnComplete: true,
-      removeOnFail: true,
-    });
+    return {
+      ...job,
+      opts: {
+        jobId: DiscoveryProducer.jobId(serverId),
+        attempts: this.policy.attempts,
+        backoff: { type: 'exponential' as const, delay: this.policy.backoffMs, jitter: 0.5 },
+        delay: delayMs > 0 ? delayMs : undefined,
+        removeOnComplete: true,
+        removeOnFail: true,
+      },
+    };
   }
 
   /**

@@ -7,14 +7,17 @@ import { sendAnswer } from '../common/answer-cache';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
 import {
   CreateServerDto,
+  CreateServersDto,
   DiscoveriesQueryDto,
   DiscoveryRunPageDto,
   ListServersQueryDto,
   ServerDto,
+  ServerListDto,
   ServerPageDto,
   ToolListDto,
   UpdateServerDto,
 } from './server.dto';
+import { LIMITS } from './server.limits';
 import { ServerService } from './server.service';
 
 @ApiTags('servers')
@@ -35,6 +38,20 @@ export class ServerController {
   @ApiProblems(400, 403, 409, 413)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateServerDto): Promise<ServerDto> {
     return this.servers.create(principal, body);
+  }
+
+  @Post('batch')
+  @ApiOperation({
+    summary: `Register several servers at once (up to ${LIMITS.batch}): all of them or none`,
+    description:
+      'Each registration is as for POST /api/v1/servers, with the same rules for who may register what. A refusal names the ' +
+      'item (`servers.3.url`) and nothing is registered; a name already taken, or given twice in the request for the same ' +
+      'owner, registers nothing either. Answers 201 with the servers in the order given, each DISCOVERING with its discovery queued.',
+  })
+  @ApiCreatedResponse({ type: ServerListDto })
+  @ApiProblems(400, 403, 409, 413)
+  async createMany(@CurrentPrincipal() principal: Principal, @Body() body: CreateServersDto): Promise<ServerListDto> {
+    return { servers: await this.servers.createMany(principal, body.servers) };
   }
 
   @Get()

@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayMinSize,
   IsArray,
   IsBoolean,
   IsEnum,
@@ -179,6 +180,21 @@ export class CreateServerDto extends RegistrationFieldsDto {
   tenantId?: string;
 }
 
+export class CreateServersDto {
+  @ApiProperty({
+    description: `The registrations, 1 to ${LIMITS.batch}, each as for POST /api/v1/servers`,
+    type: [CreateServerDto],
+    minItems: 1,
+    maxItems: LIMITS.batch,
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(LIMITS.batch)
+  @ValidateNested({ each: true })
+  @Type(() => CreateServerDto)
+  servers!: CreateServerDto[];
+}
+
 export class UpdateServerDto extends RegistrationFieldsDto {
   @ApiPropertyOptional({ description: `New name, unique per owner`, maxLength: LIMITS.name })
   @IsOptionalNotNull()
@@ -310,6 +326,11 @@ export class ServerDto {
 
   @ApiProperty({ description: 'Last changed at (ISO 8601)' })
   updatedAt!: string;
+}
+
+export class ServerListDto {
+  @ApiProperty({ description: 'The servers registered, in the order asked for', type: [ServerDto] })
+  servers!: ServerDto[];
 }
 
 export class ServerPageDto {

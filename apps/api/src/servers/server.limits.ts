@@ -19,6 +19,8 @@ export const LIMITS = {
   accountId: 100,
   minIntervalSeconds: 10,
   maxIntervalSeconds: 31_536_000,
+  /** Registrations in one POST /servers/batch. */
+  batch: 500,
 } as const;
 
 /** RFC 9110 token characters: what a header name may be made of. */

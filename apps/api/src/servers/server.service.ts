@@ -2,6 +2,7 @@ import {
   DEFAULT_PAGE_SIZE,
   DiscoveryRunRepository,
   ServerChange,
+  ServerCreate,
   ServerFilter,
   ServerRepository,
   TenantRepository,
@@ -10,6 +11,7 @@ import {
 import { CredentialsCipher } from '@app/credentials';
 import {
   ConflictError,
+  DomainError,
   FieldError,
   InvalidInputError,
   NotFoundError,
@@ -88,10 +90,52 @@ export class ServerService {
   }
 
   async create(principal: Principal, dto: CreateServerDto): Promise<ServerDto> {
+    const input = await this.prepareCreate(principal, dto, new Map());
+    const server = await this.servers.create(input);
+    if (server.enabled) await this.queueDiscovery(server.id, 'registered');
+    await this.audit.record(principal, createdEntry(server));
+    return toServerDto(server, principal);
+  }
+
+  /**
+   * Several registrations in one request, all or none: each is checked as POST /servers checks one (a
+   * refusal names the item, `servers.3.url`), the servers are stored in one statement, their discoveries
+   * queued in one round trip and audited in one statement.
+   */
+  async createMany(principal: Principal, dtos: CreateServerDto[]): Promise<ServerDto[]> {
+    const tenantsSeen = new Map<string, boolean>();
+    const inputs: ServerCreate[] = [];
+    const names = new Map<string, number>();
+    for (const [i, dto] of dtos.entries()) {
+      let input: ServerCreate;
+      try {
+        input = await this.prepareCreate(principal, dto, tenantsSeen);
+      } catch (err) {
+        throw withinItem(err, `servers.${i}`);
+      }
+      const owned = `${input.tenantId ?? ''}\u0000${input.name}`;
+      const first = names.get(owned);
+      if (first !== undefined) {
+        const message = `has the same name and owner as servers.${first}`;
+        throw new InvalidInputError(`servers.${i}.name: ${message}`, [{ field: `servers.${i}.name`, message }]);
+      }
+      names.set(owned, i);
+      inputs.push(input);
+    }
+    const servers = await this.servers.createMany(inputs);
+    await this.queueDiscoveries(servers.filter((s) => s.enabled).map((s) => s.id), 'registered');
+    await this.audit.recordMany(principal, servers.map(createdEntry));
+    return servers.map((s) => toServerDto(s, principal));
+  }
+
+  /** One registration checked and made ready to store: owner and kind, connection, credentials encrypted. */
+  private async prepareCreate(principal: Principal, dto: CreateServerDto, tenantsSeen: Map<string, boolean>): Promise<ServerCreate> {
     const { kind, tenantId } = resolveCreateTarget(principal, dto.kind, dto.tenantId);
     const name = cleanName(dto.name);
-    if (tenantId && principal.type === 'admin' && !(await this.tenants.findById(tenantId))) {
-      throw new InvalidInputError('tenantId: no such tenant', [{ field: 'tenantId', message: 'no such tenant' }]);
+    if (tenantId && principal.type === 'admin') {
+      let exists = tenantsSeen.get(tenantId);
+      if (exists === undefined) tenantsSeen.set(tenantId, (exists = (await this.tenants.findById(tenantId)) !== null));
+      if (!exists) throw new InvalidInputError('tenantId: no such tenant', [{ field: 'tenantId', message: 'no such tenant' }]);
     }
     const connection = { transport: dto.transport, url: dto.url ?? null, command: dto.command ?? null, args: dto.args ?? [], env: dto.env ?? {} };
     assertNoFieldErrors([...connectionErrors(kind, connection), ...credentialsErrors(kind, dto.credentials)]);
@@ -100,8 +144,7 @@ export class ServerService {
     const id = randomUUID();
     const creds = dto.credentials ? splitCredentials(dto.credentials) : { secret: null, env: null };
     const enabled = dto.enabled ?? true;
-    const now = new Date();
-    const server = await this.servers.create({
+    return {
       id,
       tenantId,
       name,
@@ -117,17 +160,8 @@ export class ServerService {
       accountId: null,
       status: enabled ? ServerStatus.DISCOVERING : ServerStatus.DISCONNECTED,
       statusReason: enabled ? QUEUED : DISABLED,
-      discoveryRequestedAt: enabled ? now : null,
-    });
-    if (enabled) await this.queueDiscovery(server.id, 'registered');
-    await this.audit.record(principal, {
-      action: 'server.create',
-      resourceType: 'server',
-      resourceId: server.id,
-      tenantId: server.tenantId,
-      detail: { name: server.name, kind: server.kind, transport: server.transport, hasCredentials: server.hasCredentials },
-    });
-    return toServerDto(server, principal);
+      discoveryRequestedAt: enabled ? new Date() : null,
+    };
   }
 
   async list(principal: Principal, query: ListServersQueryDto): Promise<ServerPageDto> {
@@ -258,4 +292,32 @@ export class ServerService {
       this.logger.warn({ serverId, trigger, err: (err as Error).message }, 'discovery could not be queued; the sweep will retry it');
     }
   }
+
+  private async queueDiscoveries(serverIds: string[], trigger: DiscoveryTrigger): Promise<void> {
+    try {
+      await this.producer.requestMany(serverIds, trigger);
+    } catch (err) {
+      this.logger.warn({ servers: serverIds.length, trigger, err: (err as Error).message }, 'discoveries could not be queued; the sweep will retry them');
+    }
+  }
+}
+
+/** The audit record of a registration: names and labels, never a credential. */
+function createdEntry(server: ServerRecord) {
+  return {
+    action: 'server.create',
+    resourceType: 'server' as const,
+    resourceId: server.id,
+    tenantId: server.tenantId,
+    detail: { name: server.name, kind: server.kind, transport: server.transport, hasCredentials: server.hasCredentials },
+  };
+}
+
+/** A refusal of one registration among several, naming the item (`servers.3.url`). */
+function withinItem(err: unknown, item: string): unknown {
+  if (!(err instanceof DomainError)) return err;
+  const errors = err.errors?.map((e) => ({ field: `${item}.${e.field}`, message: e.message }));
+  const message = errors?.length ? errors.map((e) => `${e.field}: ${e.message}`).join('; ') : `${item}: ${err.message}`;
+  const Refusal = err.constructor as new (message: string, errors?: FieldError[]) => DomainError;
+  return new Refusal(message, errors);
 }

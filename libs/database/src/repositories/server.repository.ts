@@ -68,44 +68,76 @@ export class ServerRepository {
   ) {}
 
   async create(input: ServerCreate): Promise<ServerRecord> {
+    const [server] = await this.createMany([input]);
+    return server;
+  }
+
+  /**
+   * Several servers in one statement: all are stored or none. A name already taken for its owner is a
+   * conflict that names it.
+   */
+  async createMany(inputs: ServerCreate[]): Promise<ServerRecord[]> {
+    if (inputs.length === 0) return [];
+    const values: unknown[] = [];
+    const rows = inputs.map((input) => {
+      const at = values.length;
+      values.push(
+        input.id,
+        input.tenantId,
+        ownerScopeOf(input.tenantId),
+        input.name,
+        input.kind,
+        transportToDb(input.transport),
+        input.url,
+        input.command,
+        input.args,
+        JSON.stringify(input.env),
+        JSON.stringify(input.headers),
+        input.credentialsCipher,
+        input.credentialsEnv,
+        input.enabled,
+        JSON.stringify(input.metadata),
+        input.discoveryIntervalSeconds,
+        input.appSlug,
+        input.accountId,
+        input.status,
+        input.statusReason,
+        input.discoveryRequestedAt,
+      );
+      const $ = (n: number) => `$${at + n}`;
+      return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}, ${$(4)}, ${$(5)}::"ServerKind", ${$(6)}::"Transport", ${$(7)}, ${$(8)}, ${$(9)}::text[], ${$(10)}::jsonb, ${$(11)}::jsonb,
+               ${$(12)}, ${$(13)}, ${$(14)}, ${$(15)}::jsonb, ${$(16)}::int, ${$(17)}, ${$(18)}, ${$(19)}::"ServerStatus", ${$(20)}, ${$(21)}::timestamptz)`;
+    });
     try {
-      const rows = await this.sql.query<Server>(
+      const stored = await this.sql.query<Server>(
         `INSERT INTO servers (id, tenant_id, owner_scope, name, kind, transport, url, command, args, env, headers,
                               credentials_cipher, credentials_env, enabled, metadata, discovery_interval_seconds,
                               app_slug, account_id, status, status_reason, discovery_requested_at)
-         VALUES ($1::uuid, $2::uuid, $3, $4, $5::"ServerKind", $6::"Transport", $7, $8, $9::text[], $10::jsonb, $11::jsonb,
-                 $12, $13, $14, $15::jsonb, $16, $17, $18, $19::"ServerStatus", $20, $21::timestamptz)
+         VALUES ${rows.join(',\n                ')}
          RETURNING ${SERVER_COLUMNS}`,
-        [
-          input.id,
-          input.tenantId,
-          ownerScopeOf(input.tenantId),
-          input.name,
-          input.kind,
-          transportToDb(input.transport),
-          input.url,
-          input.command,
-          input.args,
-          JSON.stringify(input.env),
-          JSON.stringify(input.headers),
-          input.credentialsCipher,
-          input.credentialsEnv,
-          input.enabled,
-          JSON.stringify(input.metadata),
-          input.discoveryIntervalSeconds,
-          input.appSlug,
-          input.accountId,
-          input.status,
-          input.statusReason,
-          input.discoveryRequestedAt,
-        ],
+        values,
       );
-      return toServerRecord(rows[0]);
+      const byId = new Map(stored.map((row) => [row.id, toServerRecord(row)]));
+      return inputs.map((input) => byId.get(input.id)!);
     } catch (err) {
-      // 23505: the name is taken for this owner (the unique index on (owner_scope, name)).
-      if ((err as { code?: string }).code === '23505') throw new ConflictError(conflictMessage(input.name));
+      // 23505: a name is taken for its owner (the unique index on (owner_scope, name)).
+      if ((err as { code?: string }).code === '23505') throw new ConflictError(await this.takenNames(inputs));
       throw err;
     }
+  }
+
+  /** Which of these names are taken for their owners, said for a conflict. */
+  private async takenNames(inputs: ServerCreate[]): Promise<string> {
+    const taken = await this.sql
+      .query<{ owner_scope: string; name: string }>(
+        `SELECT owner_scope, name FROM servers WHERE (owner_scope, name) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+        [inputs.map((i) => ownerScopeOf(i.tenantId)), inputs.map((i) => i.name)],
+      )
+      .catch(() => []);
+    if (taken.length === 0) return inputs.length === 1 ? conflictMessage(inputs[0].name) : 'a name is already registered for its owner';
+    if (inputs.length === 1) return conflictMessage(inputs[0].name);
+    const names = taken.map((t) => `"${t.name}"`);
+    return `already registered for their owner: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ` and ${names.length - 20} more` : ''}`;
   }
 
   /** One server if the scope may see it, else null (a tenant never learns that another's exists). */

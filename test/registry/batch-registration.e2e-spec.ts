@@ -1,0 +1,171 @@
+import { DiscoveryProducer, QueueName } from '@app/queue';
+import { startEverything, startPaginatedServer, RunningServer } from '../fixtures/reference-servers';
+import { startTestApp, TestApp } from '../support/app';
+import { settled } from '../support/servers';
+import { expectProblem, fields, makeTenant, TenantKey, watchSecrets } from './helpers';
+
+describe('registering several servers at once (POST /api/v1/servers/batch)', () => {
+  let t: TestApp;
+  let a: TenantKey;
+  let secrets: ReturnType<typeof watchSecrets>;
+  let everything: RunningServer;
+  let paged: RunningServer;
+
+  beforeAll(async () => {
+    [everything, paged] = await Promise.all([startEverything('streamableHttp'), startPaginatedServer(25, 10)]);
+    t = await startTestApp({ env: { MCP_OUTBOUND_ALLOW: '*.example.com' } });
+    secrets = watchSecrets(t);
+    a = await makeTenant(t);
+  });
+  afterAll(async () => {
+    expect(secrets.leaks()).toEqual([]);
+    await t?.close();
+    await Promise.all([everything?.close(), paged?.close()]);
+  });
+
+  const count = async (namePrefix: string) => t.runtime.prisma.server.count({ where: { name: { startsWith: namePrefix } } });
+  const audits = async (ids: string[]) => t.runtime.prisma.auditEvent.count({ where: { action: 'server.create', resourceId: { in: ids } } });
+
+  it('registers every server in the order given, queues each discovery, audits each, and they are all discovered', async () => {
+    const token = secrets.secret('batch-bearer');
+    const res = await t.request('POST', '/api/v1/servers/batch', {
+      body: {
+        servers: [
+          { name: 'batch-everything', transport: 'streamable-http', url: everything.url, credentials: { bearerToken: token } },
+          { name: 'batch-paged', transport: 'streamable-http', url: paged.url, metadata: { team: 'search' } },
+          { name: 'batch-off', transport: 'streamable-http', url: paged.url, enabled: false },
+        ],
+      },
+    });
+    expect(res.status).toBe(201);
+    const servers = res.body.servers as { id: string; name: string; status: string; kind: string; hasCredentials: boolean }[];
+    expect(servers.map((s) => s.name)).toEqual(['batch-everything', 'batch-paged', 'batch-off']);
+    expect(servers.map((s) => s.status)).toEqual([
+      'MCP_SERVER_CONNECTION_STATUS_DISCOVERING',
+      'MCP_SERVER_CONNECTION_STATUS_DISCOVERING',
+      'MCP_SERVER_CONNECTION_STATUS_DISCONNECTED',
+    ]);
+    expect(servers.every((s) => s.kind === 'MCP_SERVER_KIND_BUILT_IN')).toBe(true);
+    expect(servers[0].hasCredentials).toBe(true);
+    expect(res.text).not.toContain(token);
+    const queue = t.runtime.queue.createQueue(QueueName.Discovery);
+    expect(await queue.getJob(DiscoveryProducer.jobId(servers[2].id))).toBeUndefined();
+    expect(await audits(servers.map((s) => s.id))).toBe(3);
+
+    const [e, p] = await Promise.all([settled(t, servers[0].id), settled(t, servers[1].id)]);
+    expect(e.status).toBe('CONNECTED');
+    expect(p.status).toBe('CONNECTED');
+    // Every page of the paginated server was followed.
+    expect(await t.runtime.prisma.tool.count({ where: { serverId: servers[1].id } })).toBe(25);
+    const listed = await t.request('GET', `/api/v1/servers/${servers[1].id}`);
+    expect(listed.body).toMatchObject({ status: 'MCP_SERVER_CONNECTION_STATUS_CONNECTED', toolCount: 25, metadata: { team: 'search' } });
+  });
+
+  it('is all or nothing: one bad item is named and nothing is registered', async () => {
+    const res = await t.request('POST', '/api/v1/servers/batch', {
+      body: {
+        servers: [
+          { name: 'aon-1', transport: 'streamable-http', url: 'https://one.example.com/mcp' },
+          { name: 'aon-2', transport: 'streamable-http', url: 'ftp://two.example.com' },
+          { name: 'aon-3', transport: 'stdio' },
+        ],
+      },
+    });
+    expectProblem(res, 400);
+    expect(fields(res.body)).toEqual(expect.arrayContaining(['servers.1.url']));
+    expect(await count('aon-')).toBe(0);
+  });
+
+  it('refuses a name given twice for the same owner, and a name already taken, registering nothing', async () => {
+    const twice = await t.request('POST', '/api/v1/servers/batch', {
+      body: {
+        servers: [
+          { name: 'dup-a', transport: 'streamable-http', url: 'https://a.example.com/mcp' },
+          { name: 'dup-b', transport: 'streamable-http', url: 'https://b.example.com/mcp' },
+          { name: 'dup-a', transport: 'sse', url: 'https://c.example.com/sse' },
+        ],
+      },
+    });
+    expectProblem(twice, 400);
+    expect(fields(twice.body)).toEqual(['servers.2.name']);
+    expect(twice.body.detail).toContain('servers.0');
+    expect(await count('dup-')).toBe(0);
+
+    const one = await t.request('POST', '/api/v1/servers', { body: { name: 'taken-1', transport: 'streamable-http', url: 'https://t.example.com/mcp', enabled: false } });
+    expect(one.status).toBe(201);
+    const taken = await t.request('POST', '/api/v1/servers/batch', {
+      body: {
+        servers: [
+          { name: 'taken-0', transport: 'streamable-http', url: 'https://t0.example.com/mcp', enabled: false },
+          { name: 'taken-1', transport: 'streamable-http', url: 'https://t1.example.com/mcp', enabled: false },
+        ],
+      },
+    });
+    expectProblem(taken, 409);
+    expect(taken.body.detail).toContain('"taken-1"');
+    expect(await count('taken-')).toBe(1);
+  });
+
+  it('holds a tenant to its own rules: CUSTOM remote servers only, names its own, the refusal naming the item', async () => {
+    const mine = await t.request('POST', '/api/v1/servers/batch', {
+      key: a.key,
+      body: {
+        servers: [
+          { name: 'shared-name', transport: 'streamable-http', url: 'https://x.example.com/mcp', enabled: false },
+          { name: 'tenant-2', transport: 'sse', url: 'https://y.example.com/sse', enabled: false },
+        ],
+      },
+    });
+    expect(mine.status).toBe(201);
+    expect(mine.body.servers.map((s: { kind: string; tenantId: string }) => [s.kind, s.tenantId])).toEqual([
+      ['MCP_SERVER_KIND_CUSTOM', a.tenantId],
+      ['MCP_SERVER_KIND_CUSTOM', a.tenantId],
+    ]);
+    // The same name for another owner (the platform) is not a conflict.
+    const platform = await t.request('POST', '/api/v1/servers/batch', {
+      body: { servers: [{ name: 'shared-name', transport: 'streamable-http', url: 'https://x.example.com/mcp', enabled: false }] },
+    });
+    expect(platform.status).toBe(201);
+
+    const builtIn = await t.request('POST', '/api/v1/servers/batch', {
+      key: a.key,
+      body: {
+        servers: [
+          { name: 'ok-1', transport: 'streamable-http', url: 'https://z.example.com/mcp' },
+          { name: 'not-mine', kind: 'MCP_SERVER_KIND_BUILT_IN', transport: 'streamable-http', url: 'https://z.example.com/mcp' },
+        ],
+      },
+    });
+    expectProblem(builtIn, 403);
+    expect(builtIn.body.detail).toMatch(/^servers\.1: /);
+    const local = await t.request('POST', '/api/v1/servers/batch', {
+      key: a.key,
+      body: { servers: [{ name: 'local', transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp' }] },
+    });
+    expectProblem(local, 400);
+    expect(fields(local.body)).toEqual(['servers.0.url']);
+    expect(await count('ok-1')).toBe(0);
+    expect(await count('local')).toBe(0);
+  });
+
+  it('refuses an empty list, too many, non-objects and unknown fields', async () => {
+    const many = Array.from({ length: 501 }, (_, i) => ({ name: `many-${i}`, transport: 'streamable-http', url: 'https://m.example.com/mcp' }));
+    for (const [body, field] of [
+      [{ servers: [] }, 'servers'],
+      [{ servers: many }, 'servers'],
+      [{ servers: [1] }, 'servers'],
+      [{}, 'servers'],
+      [{ servers: [{ name: 'x', transport: 'sse', url: 'https://x.example.com/sse', colour: 'red' }] }, 'servers.0'],
+    ] as const) {
+      const res = await t.request('POST', '/api/v1/servers/batch', { body });
+      expectProblem(res, 400);
+      expect(fields(res.body).some((f) => f.startsWith(field))).toBe(true);
+    }
+    expect(await count('many-')).toBe(0);
+  });
+
+  it('needs a key', async () => {
+    const res = await t.request('POST', '/api/v1/servers/batch', { key: null, body: { servers: [{ name: 'n', transport: 'sse', url: 'https://n.example.com/sse' }] } });
+    expectProblem(res, 401);
+  });
+});
