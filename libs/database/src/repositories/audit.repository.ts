@@ -38,22 +38,6 @@ export interface AuditFilter {
 
 const LIST = 'audit';
 
-function toRow(event: AuditEventInput): Prisma.AuditEventCreateManyInput {
-  return {
-    id: randomUUID(),
-    ...(event.at ? { at: event.at } : {}),
-    actorType: event.actorType,
-    actorId: event.actorId,
-    tenantId: event.tenantId,
-    action: event.action,
-    resourceType: event.resourceType,
-    resourceId: event.resourceId,
-    outcome: event.outcome ?? 'ok',
-    durationMs: event.durationMs,
-    detail: (event.detail ?? {}) as Prisma.InputJsonValue,
-  };
-}
-
 @Injectable()
 export class AuditRepository {
   constructor(
@@ -62,30 +46,32 @@ export class AuditRepository {
   ) {}
 
   async record(event: AuditEventInput): Promise<void> {
-    // Every change through the API writes one: a plain statement.
-    await this.sql.query(
-      `INSERT INTO audit_events (id, at, actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail)
-       VALUES ($1::uuid, COALESCE($2::timestamptz, now()), $3, $4, $5::uuid, $6, $7, $8, $9, $10, $11::jsonb)`,
-      [
-        randomUUID(),
-        event.at ?? null,
-        event.actorType,
-        event.actorId,
-        event.tenantId,
-        event.action,
-        event.resourceType,
-        event.resourceId,
-        event.outcome ?? 'ok',
-        event.durationMs ?? null,
-        JSON.stringify(event.detail ?? {}),
-      ],
-    );
+    await this.recordMany([event]);
   }
 
-  /** Several events in one statement: a busy path (tool calls) writes its records in batches. */
+  /** Several events in one statement: a busy path (tool calls, a batch registration) writes its records together. */
   async recordMany(events: AuditEventInput[]): Promise<void> {
     if (events.length === 0) return;
-    await this.prisma.auditEvent.createMany({ data: events.map(toRow) });
+    // Every change through the API writes one: a plain statement, one array per column.
+    await this.sql.query(
+      `INSERT INTO audit_events (id, at, actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail)
+       SELECT id, COALESCE(at, now()), actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail
+       FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::jsonb[])
+         AS e(id, at, actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail)`,
+      [
+        events.map(() => randomUUID()),
+        events.map((e) => e.at ?? null),
+        events.map((e) => e.actorType),
+        events.map((e) => e.actorId),
+        events.map((e) => e.tenantId),
+        events.map((e) => e.action),
+        events.map((e) => e.resourceType),
+        events.map((e) => e.resourceId),
+        events.map((e) => e.outcome ?? 'ok'),
+        events.map((e) => (e.durationMs === undefined ? null : Math.round(e.durationMs))),
+        events.map((e) => JSON.stringify(e.detail ?? {})),
+      ],
+    );
   }
 
   /** Newest first, keyset-paginated on (at, id). The audit log is the admin's only. */
