@@ -42,6 +42,7 @@ describe('requestLogging', () => {
     const t = await serve(async (_req, res) => {
       await new Promise((r) => setTimeout(r, 5));
       nestLogger.log({ serverId: 's1' }, 'looked up', 'ServerService');
+      nestLogger.warn({ credentials: { bearerToken: 'never-logged' } }, 'with a secret', 'ServerService');
       res.end('ok');
     });
     nestLogger = new PinoNestLogger(t.logger);
@@ -54,6 +55,9 @@ describe('requestLogging', () => {
     const looked = t.lines.filter((l) => l.msg === 'looked up');
     expect(looked.map((l) => (l.req as { id: string }).id)).toEqual(['trace-abc-123', made.id]);
     expect(looked[0]).toMatchObject({ context: 'ServerService', serverId: 's1', level: 'info' });
+    // Lines written by the application are still redacted (the completion line skips the walk: it holds no field to redact).
+    expect(t.lines.filter((l) => l.msg === 'with a secret').map((l) => l.credentials)).toEqual(['[redacted]', '[redacted]']);
+    expect(JSON.stringify(t.lines)).not.toContain('never-logged');
     const completed = t.lines.filter((l) => l.msg === 'request completed');
     expect(completed).toHaveLength(2);
     expect(completed[0]).toMatchObject({ req: { id: 'trace-abc-123', method: 'GET', url: '/api/v1/servers' }, res: { statusCode: 200 } });
