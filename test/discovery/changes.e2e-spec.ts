@@ -171,7 +171,8 @@ describe.each(backends)('discovery over time (queue on %s)', (backend) => {
     expect(row).toMatchObject({ status: 'CONNECTED', serverName: 'after-change', toolCount: 1 });
     const runs = await runsOf(t, id);
     expect(runs[0]).toMatchObject({ outcome: 'CANCELLED', error: 'a newer discovery was asked for during this one' });
-    expect(runs[runs.length - 1]).toMatchObject({ outcome: 'SUCCEEDED', added: ['after_tool'] });
+    // The change joined the running job: the run it caused says so.
+    expect(runs[runs.length - 1]).toMatchObject({ outcome: 'SUCCEEDED', added: ['after_tool'], trigger: 'updated' });
   });
 
   it('leaves a disabled server DISCONNECTED, and discovers it again when enabled', async () => {

@@ -42,6 +42,11 @@ export class DiscoveryProducer implements OnModuleDestroy {
   async request(serverId: string, trigger: DiscoveryTrigger, delayMs = 0): Promise<void> {
     const job = this.discoverJob(serverId, trigger, delayMs);
     await this.discoveryQueue.add(job.name, job.data, job.opts);
+    if (trigger === 'registered') return;
+    // A request joins the server's pending or running job when there is one (one job per server): the run it
+    // causes is recorded with this request's trigger, not the one that queued the job.
+    const pending = await this.discoveryQueue.getJob(job.opts.jobId);
+    if (pending && pending.data.trigger !== trigger) await pending.updateData({ ...pending.data, trigger }).catch(() => undefined);
   }
 
   /** Queues discoveries of several servers in one round trip (a registration of many). */
