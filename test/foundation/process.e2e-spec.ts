@@ -211,8 +211,16 @@ describe('a stop asked for while the process is still starting', () => {
     // before node has even reached the program's first line on a loaded machine.
     await p.waitFor(/embedded PostgreSQL started/, 45_000);
     p.child.kill('SIGTERM');
-    expect(p.stdout()).not.toMatch(/registry ready/);
-    const exit = await p.exited;
+    let timer: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([
+      p.exited,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          p.kill();
+          reject(new Error('the process did not stop within 60 s of SIGTERM'));
+        }, 60_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
     expect([exit.code, exit.signal]).toEqual([0, null]);
     expect(p.stderr()).toContain('SIGTERM while starting: stopping once started');
     expect(p.stdout()).toMatch(/"msg":"stopped"/);

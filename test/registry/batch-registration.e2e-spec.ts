@@ -140,10 +140,17 @@ describe('registering several servers at once (POST /api/v1/servers/batch)', () 
     expect(builtIn.body.detail).toMatch(/^servers\.1: /);
     const local = await t.request('POST', '/api/v1/servers/batch', {
       key: a.key,
-      body: { servers: [{ name: 'local', transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp' }] },
+      body: {
+        servers: [
+          { name: 'local-ok', transport: 'streamable-http', url: 'https://ok.example.com/mcp' },
+          { name: 'local', transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp' },
+          { name: 'local-2', transport: 'sse', url: 'http://127.0.0.1:9/sse' },
+        ],
+      },
     });
     expectProblem(local, 400);
-    expect(fields(local.body)).toEqual(['servers.0.url']);
+    expect(fields(local.body)).toEqual(['servers.1.url']);
+    expect(await count('local-ok')).toBe(0);
     expect(await count('ok-1')).toBe(0);
     expect(await count('local')).toBe(0);
   });
@@ -153,15 +160,57 @@ describe('registering several servers at once (POST /api/v1/servers/batch)', () 
     for (const [body, field] of [
       [{ servers: [] }, 'servers'],
       [{ servers: many }, 'servers'],
-      [{ servers: [1] }, 'servers'],
+      [{ servers: [1] }, 'servers.0'],
       [{}, 'servers'],
-      [{ servers: [{ name: 'x', transport: 'sse', url: 'https://x.example.com/sse', colour: 'red' }] }, 'servers.0'],
+      [{ servers: [{ name: 'x', transport: 'sse', url: 'https://x.example.com/sse', colour: 'red' }] }, 'servers.0.colour'],
     ] as const) {
       const res = await t.request('POST', '/api/v1/servers/batch', { body });
       expectProblem(res, 400);
-      expect(fields(res.body).some((f) => f.startsWith(field))).toBe(true);
+      expect(fields(res.body)).toContain(field);
     }
     expect(await count('many-')).toBe(0);
+  });
+
+  it("keeps owners apart: a tenant cannot name a tenant, the admin's tenantId must exist and fit the kind", async () => {
+    const b = await makeTenant(t);
+    const other = await t.request('POST', '/api/v1/servers/batch', {
+      key: a.key,
+      body: { servers: [{ name: 'theirs', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId }] },
+    });
+    expectProblem(other, 403);
+    expect(other.body.detail).toMatch(/^servers\.0: /);
+    const unknown = await t.request('POST', '/api/v1/servers/batch', {
+      body: {
+        servers: [
+          { name: 'for-b', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId, enabled: false },
+          { name: 'for-nobody', transport: 'sse', url: 'https://o.example.com/sse', tenantId: '00000000-0000-4000-8000-000000000000' },
+        ],
+      },
+    });
+    expectProblem(unknown, 400);
+    expect(fields(unknown.body)).toEqual(['servers.1.tenantId']);
+    const builtIn = await t.request('POST', '/api/v1/servers/batch', {
+      body: { servers: [{ name: 'platform-for-b', kind: 'MCP_SERVER_KIND_BUILT_IN', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId }] },
+    });
+    expectProblem(builtIn, 400);
+    expect(fields(builtIn.body)).toEqual(['servers.0.tenantId']);
+    expect(await count('for-')).toBe(0);
+    expect(await count('theirs')).toBe(0);
+
+    // The admin registering for b: b's own servers, whatever case the id is written in (names stay unique per owner).
+    const forB = await t.request('POST', '/api/v1/servers/batch', {
+      body: { servers: [{ name: 'for-b', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId, enabled: false }] },
+    });
+    expect(forB.status).toBe(201);
+    expect(forB.body.servers[0]).toMatchObject({ kind: 'MCP_SERVER_KIND_CUSTOM', tenantId: b.tenantId });
+    const again = await t.request('POST', '/api/v1/servers/batch', {
+      body: { servers: [{ name: 'for-b', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId.toUpperCase(), enabled: false }] },
+    });
+    expectProblem(again, 409);
+    const seenByB = await t.request('GET', '/api/v1/servers?q=for-b', { key: b.key });
+    expect(seenByB.body.servers.map((x: { name: string }) => x.name)).toEqual(['for-b']);
+    const seenByA = await t.request('GET', '/api/v1/servers?q=for-b', { key: a.key });
+    expect(seenByA.body.servers).toEqual([]);
   });
 
   it('needs a key', async () => {

@@ -1,5 +1,5 @@
 import pino, { Logger, LoggerOptions } from 'pino';
-import { requestContext } from './request-log';
+import { currentRequest } from './request-log';
 
 /**
  * Paths pino blanks in every log line. Credentials are never logged on purpose;
@@ -30,7 +30,7 @@ export function loggerOptions(level: string, role: string): LoggerOptions {
     formatters: { level: (label) => ({ level: label }) },
     // A line written while a request is handled says which request (see request-log.ts).
     mixin: () => {
-      const req = requestContext.getStore();
+      const req = currentRequest();
       return req ? { req } : {};
     },
   };

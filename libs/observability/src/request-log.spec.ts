@@ -1,3 +1,4 @@
+import { ConsoleLogger, Logger } from '@nestjs/common';
 import { createServer, request, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -90,14 +91,42 @@ describe('requestLogging', () => {
     });
   });
 
-  it('writes nothing about a request outside one', () => {
-    const { lines, logger } = sink();
-    logger.info('starting');
-    expect(lines[0].req).toBeUndefined();
+  it('writes nothing about a request outside one, nor on lines of work a request started that outlives it', async () => {
+    let later: Promise<void> | undefined;
+    const t = await serve((_req, res) => {
+      t.logger.info('during');
+      later = new Promise((resolve) =>
+        setTimeout(() => {
+          t.logger.info('after the answer');
+          resolve();
+        }, 30),
+      );
+      res.end('ok');
+    });
+    t.logger.info('starting');
+    await t.get('/work');
+    await later;
+    await close(t.server);
+    expect(t.lines.find((l) => l.msg === 'starting')!.req).toBeUndefined();
+    expect(t.lines.find((l) => l.msg === 'during')!.req).toMatchObject({ url: '/work' });
+    expect(t.lines.find((l) => l.msg === 'after the answer')!.req).toBeUndefined();
   });
 });
 
 describe('PinoNestLogger', () => {
+  afterEach(() => Logger.overrideLogger(new ConsoleLogger()));
+
+  it("receives Nest's own loggers: new Logger(context).log(...) is a line with that context", () => {
+    const { lines, logger } = sink();
+    Logger.overrideLogger(new PinoNestLogger(logger));
+    new Logger('ServerService').log('registered');
+    new Logger('ServerService').warn({ serverId: 's1' }, 'with fields');
+    new Logger('ProblemFilter').error(new Error('boom'));
+    expect(lines[0]).toMatchObject({ level: 'info', msg: 'registered', context: 'ServerService' });
+    expect(lines[1]).toMatchObject({ level: 'warn', msg: 'with fields', context: 'ServerService', serverId: 's1' });
+    expect(lines[2]).toMatchObject({ level: 'error', msg: 'boom', context: 'ProblemFilter', err: { message: 'boom' } });
+  });
+
   it('writes Nest calls as pino lines: context, merged objects, errors, and the exception handler contract', () => {
     const { lines, logger } = sink();
     const nest = new PinoNestLogger(logger);

@@ -11,12 +11,24 @@ export interface RequestBinding {
   url: string;
 }
 
+interface RequestScope {
+  req: RequestBinding;
+  /** Until the answer is sent: work a request started that outlives it (a timer, a pooled session) is not its. */
+  open: boolean;
+}
+
 /**
  * The request being handled, carried across every await of its handling. The process logger reads it
  * (see `loggerOptions`), so a line logged anywhere while a request is handled carries `req.id` without a
  * logger object made per request.
  */
-export const requestContext = new AsyncLocalStorage<RequestBinding>();
+const requestContext = new AsyncLocalStorage<RequestScope>();
+
+/** The request a line written now belongs to, if any. */
+export function currentRequest(): RequestBinding | undefined {
+  const scope = requestContext.getStore();
+  return scope?.open ? scope.req : undefined;
+}
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -42,21 +54,23 @@ export function requestLogging(logger: Logger, options: RequestLoggingOptions = 
     req.id = id;
     res.setHeader('X-Request-Id', id);
     const binding: RequestBinding = { id, method: req.method ?? 'GET', url: req.url ?? '/' };
-    if (!quiet.has(binding.url)) {
-      const started = Date.now();
-      const done = (): void => {
-        res.removeListener('finish', done);
-        res.removeListener('close', done);
-        const status = res.statusCode;
-        const line = { req: binding, res: { statusCode: status }, responseTime: Date.now() - started };
-        if (!res.writableFinished) access.info(line, 'request closed before its answer was sent');
-        else if (status >= 500) access.error(line, 'request failed');
-        else access.info(line, 'request completed');
-      };
-      res.on('finish', done);
-      res.on('close', done);
-    }
-    requestContext.run(binding, next);
+    const scope: RequestScope = { req: binding, open: true };
+    const logged = !quiet.has(binding.url);
+    const started = Date.now();
+    const done = (): void => {
+      res.removeListener('finish', done);
+      res.removeListener('close', done);
+      scope.open = false;
+      if (!logged) return;
+      const status = res.statusCode;
+      const line = { req: binding, res: { statusCode: status }, responseTime: Date.now() - started };
+      if (!res.writableFinished) access.info(line, 'request closed before its answer was sent');
+      else if (status >= 500) access.error(line, 'request failed');
+      else access.info(line, 'request completed');
+    };
+    res.on('finish', done);
+    res.on('close', done);
+    requestContext.run(scope, next);
   };
 }
 

@@ -12,6 +12,9 @@ export interface DiscoveryJobPolicy {
 }
 export const DISCOVERY_JOB_POLICY = Symbol('DISCOVERY_JOB_POLICY');
 
+/** Requests made by a caller of the API: a job they join is relabelled with their trigger. */
+const RELABELLING: ReadonlySet<DiscoveryTrigger> = new Set(['updated', 'manual']);
+
 /**
  * The only code that adds jobs to the discovery queue: it decides job ids
  * (one pending discovery per server: a second request while one is queued is
@@ -42,9 +45,10 @@ export class DiscoveryProducer implements OnModuleDestroy {
   async request(serverId: string, trigger: DiscoveryTrigger, delayMs = 0): Promise<void> {
     const job = this.discoverJob(serverId, trigger, delayMs);
     await this.discoveryQueue.add(job.name, job.data, job.opts);
-    if (trigger === 'registered') return;
-    // A request joins the server's pending or running job when there is one (one job per server): the run it
-    // causes is recorded with this request's trigger, not the one that queued the job.
+    if (!RELABELLING.has(trigger)) return;
+    // A change or an explicit request joins the server's pending or running job when there is one (one job per
+    // server): the run it causes is recorded with this request's trigger, not the one that queued the job. The
+    // platform's own requests (the sweep, the schedule, a change notification) leave the label as it is.
     const pending = await this.discoveryQueue.getJob(job.opts.jobId);
     if (pending && pending.data.trigger !== trigger) await pending.updateData({ ...pending.data, trigger }).catch(() => undefined);
   }

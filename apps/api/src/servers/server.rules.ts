@@ -87,7 +87,8 @@ export function resolveCreateTarget(
   if (tenantIdInput === undefined) {
     throw invalid([{ field: 'tenantId', message: 'is required when the administrator registers a CUSTOM server (the tenant it is for)' }]);
   }
-  return { kind, tenantId: tenantIdInput };
+  // One spelling of the id, so that names stay unique per owner whatever case the id was written in.
+  return { kind, tenantId: tenantIdInput.toLowerCase() };
 }
 
 /** Whether the transport suits the kind, and the URL or command suits the transport. */

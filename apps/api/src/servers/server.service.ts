@@ -13,6 +13,7 @@ import {
   ConflictError,
   DomainError,
   FieldError,
+  ForbiddenError,
   InvalidInputError,
   NotFoundError,
   parseKind,
@@ -52,6 +53,8 @@ import {
 import { assertOutboundAllowed } from './server-secrets';
 
 const QUEUED = 'discovery queued';
+/** Address lookups a batch registration runs at a time (the outbound policy resolves each tenant host). */
+const OUTBOUND_CHECKS_AT_ONCE = 8;
 const DISABLED = 'disabled';
 /** Fields whose change means the server must be discovered again. */
 const CONNECTION_FIELDS = ['transport', 'url', 'command', 'args', 'env', 'headers', 'credentials'] as const;
@@ -109,7 +112,7 @@ export class ServerService {
     for (const [i, dto] of dtos.entries()) {
       let input: ServerCreate;
       try {
-        input = await this.prepareCreate(principal, dto, tenantsSeen);
+        input = await this.prepareCreate(principal, dto, tenantsSeen, false);
       } catch (err) {
         throw withinItem(err, `servers.${i}`);
       }
@@ -122,14 +125,45 @@ export class ServerService {
       names.set(owned, i);
       inputs.push(input);
     }
+    await this.assertOutboundAllowedAll(inputs);
     const servers = await this.servers.createMany(inputs);
     await this.queueDiscoveries(servers.filter((s) => s.enabled).map((s) => s.id), 'registered');
     await this.audit.recordMany(principal, servers.map(createdEntry));
     return servers.map((s) => toServerDto(s, principal));
   }
 
+  /**
+   * The outbound address policy for the tenant servers of a batch: each origin (scheme, host and port) is
+   * looked up once, a few at a time; a refusal names the first item with that origin.
+   */
+  private async assertOutboundAllowedAll(inputs: ServerCreate[]): Promise<void> {
+    const firstByOrigin = new Map<string, number>();
+    inputs.forEach((input, i) => {
+      if (input.kind !== ServerKind.CUSTOM || !input.url) return;
+      const origin = new URL(input.url).origin;
+      if (!firstByOrigin.has(origin)) firstByOrigin.set(origin, i);
+    });
+    const pending = [...firstByOrigin.values()];
+    const check = async (): Promise<void> => {
+      for (let i = pending.shift(); i !== undefined; i = pending.shift()) {
+        try {
+          await assertOutboundAllowed(this.outbound, inputs[i].url!);
+        } catch (err) {
+          pending.length = 0;
+          throw withinItem(err, `servers.${i}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(OUTBOUND_CHECKS_AT_ONCE, pending.length) }, check));
+  }
+
   /** One registration checked and made ready to store: owner and kind, connection, credentials encrypted. */
-  private async prepareCreate(principal: Principal, dto: CreateServerDto, tenantsSeen: Map<string, boolean>): Promise<ServerCreate> {
+  private async prepareCreate(
+    principal: Principal,
+    dto: CreateServerDto,
+    tenantsSeen: Map<string, boolean>,
+    checkOutbound = true,
+  ): Promise<ServerCreate> {
     const { kind, tenantId } = resolveCreateTarget(principal, dto.kind, dto.tenantId);
     const name = cleanName(dto.name);
     if (tenantId && principal.type === 'admin') {
@@ -139,7 +173,7 @@ export class ServerService {
     }
     const connection = { transport: dto.transport, url: dto.url ?? null, command: dto.command ?? null, args: dto.args ?? [], env: dto.env ?? {} };
     assertNoFieldErrors([...connectionErrors(kind, connection), ...credentialsErrors(kind, dto.credentials)]);
-    if (kind === ServerKind.CUSTOM && connection.url) await assertOutboundAllowed(this.outbound, connection.url);
+    if (checkOutbound && kind === ServerKind.CUSTOM && connection.url) await assertOutboundAllowed(this.outbound, connection.url);
 
     const id = randomUUID();
     const creds = dto.credentials ? splitCredentials(dto.credentials) : { secret: null, env: null };
@@ -315,9 +349,10 @@ function createdEntry(server: ServerRecord) {
 
 /** A refusal of one registration among several, naming the item (`servers.3.url`). */
 function withinItem(err: unknown, item: string): unknown {
-  if (!(err instanceof DomainError)) return err;
-  const errors = err.errors?.map((e) => ({ field: `${item}.${e.field}`, message: e.message }));
-  const message = errors?.length ? errors.map((e) => `${e.field}: ${e.message}`).join('; ') : `${item}: ${err.message}`;
-  const Refusal = err.constructor as new (message: string, errors?: FieldError[]) => DomainError;
+  const Refusal = err instanceof InvalidInputError ? InvalidInputError : err instanceof ForbiddenError ? ForbiddenError : undefined;
+  if (!Refusal) return err;
+  const refusal = err as DomainError;
+  const errors = refusal.errors?.map((e) => ({ field: `${item}.${e.field}`, message: e.message }));
+  const message = errors?.length ? errors.map((e) => `${e.field}: ${e.message}`).join('; ') : `${item}: ${refusal.message}`;
   return new Refusal(message, errors);
 }

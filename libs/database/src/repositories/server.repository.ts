@@ -121,7 +121,9 @@ export class ServerRepository {
       return inputs.map((input) => byId.get(input.id)!);
     } catch (err) {
       // 23505: a name is taken for its owner (the unique index on (owner_scope, name)).
-      if ((err as { code?: string }).code === '23505') throw new ConflictError(await this.takenNames(inputs));
+      if ((err as { code?: string }).code === '23505') {
+        throw new ConflictError(inputs.length === 1 ? conflictMessage(inputs[0].name) : await this.takenNames(inputs));
+      }
       throw err;
     }
   }
@@ -134,8 +136,7 @@ export class ServerRepository {
         [inputs.map((i) => ownerScopeOf(i.tenantId)), inputs.map((i) => i.name)],
       )
       .catch(() => []);
-    if (taken.length === 0) return inputs.length === 1 ? conflictMessage(inputs[0].name) : 'a name is already registered for its owner';
-    if (inputs.length === 1) return conflictMessage(inputs[0].name);
+    if (taken.length === 0) return 'a name is already registered for its owner';
     const names = taken.map((t) => `"${t.name}"`);
     return `already registered for their owner: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ` and ${names.length - 20} more` : ''}`;
   }
