@@ -84,7 +84,8 @@ function build(figures) {
     }
   } else {
     const size = `${rp.servers} servers / ${rp.tools} tools, ${rp.connections} connections`;
-    row({ figure: `read path floor: GET /health/live (${size})`, mode: rp.mode, value: `${fmtRps(rp.floor.rps)}, p50 ${rp.floor.p50} ms, p99 ${rp.floor.p99} ms` });
+    const cpu = (x) => (x?.cpuUsPerRequest ? `, ${x.cpuUsPerRequest} µs api CPU each` : '');
+    row({ figure: `read path floor: GET /health/live (${size})`, mode: rp.mode, value: `${fmtRps(rp.floor.rps)}${cpu(rp.floor)}, p50 ${rp.floor.p50} ms, p99 ${rp.floor.p99} ms` });
     for (const [key, label] of endpoints) {
       const e = rp.endpoints[key];
       if (!e || e.notAvailable) {
@@ -95,7 +96,7 @@ function build(figures) {
       }
       const errors = e.okShare < 1 ? ` (${((1 - e.okShare) * 100).toFixed(1)}% not 2xx)` : '';
       const m1 = target(`read path: ${label} req/s >= 0.6 x /health/live`, e.ratio, '>=', 0.6, 'x', rp.mode);
-      row({ figure: `read path: ${label} throughput`, mode: rp.mode, value: fmtRps(e.rps) + errors, floor: fmtRps(rp.floor.rps), ratio: fmtRatio(e.ratio), target: '>= 0.6x floor', met: m1 });
+      row({ figure: `read path: ${label} throughput`, mode: rp.mode, value: fmtRps(e.rps) + cpu(e) + errors, floor: fmtRps(rp.floor.rps) + cpu(rp.floor), ratio: fmtRatio(e.ratio), target: '>= 0.6x floor', met: m1 });
       const m2 = target(`read path: ${label} p99 <= 25 ms`, e.p99, '<=', 25, ' ms', rp.mode);
       row({ figure: `read path: ${label} latency p50 / p99`, mode: rp.mode, value: `${e.p50} / ${e.p99} ms`, floor: `${rp.floor.p50} / ${rp.floor.p99} ms`, target: 'p99 <= 25 ms', met: m2 });
     }

@@ -19,6 +19,18 @@ function requestList() {
   return undefined;
 }
 
+/** User and system CPU of a process so far, in ms (Linux /proc), or null where it cannot be read. */
+function cpuMsOf(pid) {
+  if (!pid) return null;
+  try {
+    const fields = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
+    return (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+  } catch {
+    return null;
+  }
+}
+
 /** One run: for `duration` seconds, or (`amount`) until that many requests were answered. */
 function run(duration, amount) {
   const requests = requestList();
@@ -53,7 +65,9 @@ async function main() {
   const listed = (opts.bodies ?? opts.paths ?? []).length;
   if (opts.warmup > 0 && listed > 1) await run(undefined, listed * 2);
   if (opts.warmup > 0) await run(opts.warmup);
+  const cpuBefore = cpuMsOf(opts.cpuPid);
   const r = await run(opts.duration ?? 10);
+  const cpuMs = cpuBefore === null ? null : cpuMsOf(opts.cpuPid) - cpuBefore;
   process.stdout.write(
     JSON.stringify({
       rps: r.requests.average,
@@ -67,6 +81,8 @@ async function main() {
       errors: r.errors,
       timeouts: r.timeouts,
       statusCodes: r.statusCodeStats,
+      // CPU the process under test (cpuPid) spent during the timed run, and per request answered.
+      ...(cpuMs === null ? {} : { cpuMs, cpuUsPerRequest: r.requests.total ? Math.round((cpuMs * 1000) / r.requests.total) : null }),
     }) + '\n',
   );
 }
