@@ -161,15 +161,14 @@ async function timePlatform(ctx, platform, pg, cfg) {
     timedOut: progress.done + progress.failed < registered };
 }
 
-async function runConfig(ctx, cfg) {
-  const concurrency = cfg.mode === 'embedded' ? CONCURRENCY_PER_WORKER : CONCURRENCY_PER_WORKER * cfg.workers;
-  log(`discovery [${cfg.label}]: floor, bare SDK at concurrency ${concurrency}`);
-  const floorBefore = await floor(ctx, concurrency, ctx.n);
-  const database = cfg.mode === 'embedded' ? undefined : await createDatabase(`disc${cfg.workers}${cfg.mode === 'postgresql' ? 'pq' : ''}`);
-  const prefix = cfg.mode === 'postgresql+redis' ? queuePrefix(`d${cfg.workers}`) : undefined;
+/** One timed platform run on a platform of its own (a new database and queue prefix): registered until all connected. */
+async function platformRound(ctx, cfg, attempt) {
+  const tag = `${cfg.workers}${cfg.mode === 'postgresql' ? 'pq' : ''}r${attempt}`;
+  const database = cfg.mode === 'embedded' ? undefined : await createDatabase(`disc${tag}`);
+  const prefix = cfg.mode === 'postgresql+redis' ? queuePrefix(`d${tag}`) : undefined;
   const platform = new Platform({
     mode: cfg.mode,
-    tag: `discovery-${cfg.label.replace(/[^a-z0-9]+/gi, '-')}`,
+    tag: `discovery-${cfg.label.replace(/[^a-z0-9]+/gi, '-')}-${attempt}`,
     logDir: ctx.logDir,
     workers: cfg.workers,
     env: { DISCOVERY_CONCURRENCY: String(CONCURRENCY_PER_WORKER) },
@@ -178,38 +177,57 @@ async function runConfig(ctx, cfg) {
   });
   let pg;
   try {
-    log(`discovery [${cfg.label}]: starting the platform`);
+    log(`discovery [${cfg.label}]: starting the platform (run ${attempt})`);
     await platform.start({ nodeOptions: ctx.nodeOptions });
     const p = await probe(ctx, platform);
-    if (!p.ok) return { ...cfg, concurrency, notAvailable: p.why };
+    if (!p.ok) return { notAvailable: p.why };
     if (database) {
       pg = new Client({ connectionString: database.url });
       await pg.connect();
     }
-    log(`discovery [${cfg.label}]: registering ${ctx.n} servers`);
-    const timed = await timePlatform(ctx, platform, pg, cfg);
-    // A full run measures the floor again afterwards and keeps the faster one; a quick run measures it once.
-    if (!ctx.quick) log(`discovery [${cfg.label}]: floor again`);
-    const floorAfter = ctx.quick ? floorBefore : await floor(ctx, concurrency, ctx.n);
-    const floorMs = Math.min(floorBefore.ms, floorAfter.ms);
-    return {
-      ...cfg,
-      concurrency,
-      servers: ctx.n,
-      toolsPerServer: TOOLS_PER_SERVER,
-      floorMs: round(floorMs, 1),
-      floorRunsMs: ctx.quick ? [round(floorBefore.ms, 1)] : [round(floorBefore.ms, 1), round(floorAfter.ms, 1)],
-      ...timed,
-      ratio: timed.platformMs === null ? null : round(timed.platformMs / floorMs, 3),
-      completion: pg ? 'database: CONNECTED rows with all 20 tool rows' : 'API: no server DISCOVERING, then every server CONNECTED with toolCount 20',
-      registration: cfg.registerBy === 'batch' ? `BUILT_IN with the admin key, POST /api/v1/servers/batch (${BATCH} a request)` : `BUILT_IN with the admin key, one POST /api/v1/servers each (${REGISTER_IN_FLIGHT} in flight)`,
-    };
+    log(`discovery [${cfg.label}]: registering ${ctx.n} servers (run ${attempt})`);
+    return { ...(await timePlatform(ctx, platform, pg, cfg)), completion: pg ? 'database: CONNECTED rows with all 20 tool rows' : 'API: no server DISCOVERING, then every server CONNECTED with toolCount 20' };
   } finally {
     await pg?.end().catch(() => undefined);
     await platform.stop();
     if (database) await dropDatabase(database.name).catch(() => undefined);
     if (prefix) await deleteRedisPrefix(prefix).catch(() => undefined);
   }
+}
+
+/**
+ * The floor and the platform, each measured twice in a full run (floor, platform, floor, platform) and once in a
+ * quick one. The machine is shared and its speed moves within a run: each side keeps its better run, so that
+ * neither is compared at its worst with the other at its best. A platform run that left servers unconnected is a
+ * miss whatever the other run did.
+ */
+async function runConfig(ctx, cfg) {
+  const concurrency = cfg.mode === 'embedded' ? CONCURRENCY_PER_WORKER : CONCURRENCY_PER_WORKER * cfg.workers;
+  const rounds = ctx.quick ? 1 : 2;
+  const floors = [];
+  const platforms = [];
+  for (let attempt = 1; attempt <= rounds; attempt++) {
+    log(`discovery [${cfg.label}]: floor, bare SDK at concurrency ${concurrency} (run ${attempt})`);
+    floors.push(await floor(ctx, concurrency, ctx.n));
+    const timed = await platformRound(ctx, cfg, attempt);
+    if (timed.notAvailable) return { ...cfg, concurrency, notAvailable: timed.notAvailable };
+    platforms.push(timed);
+  }
+  const floorMs = Math.min(...floors.map((f) => f.ms));
+  const incomplete = platforms.find((p) => p.platformMs === null);
+  const timed = incomplete ?? platforms.reduce((best, p) => (p.platformMs < best.platformMs ? p : best));
+  return {
+    ...cfg,
+    concurrency,
+    servers: ctx.n,
+    toolsPerServer: TOOLS_PER_SERVER,
+    floorMs: round(floorMs, 1),
+    floorRunsMs: floors.map((f) => round(f.ms, 1)),
+    ...timed,
+    platformRunsMs: platforms.map((p) => p.platformMs),
+    ratio: timed.platformMs === null ? null : round(timed.platformMs / floorMs, 3),
+    registration: cfg.registerBy === 'batch' ? `BUILT_IN with the admin key, POST /api/v1/servers/batch (${BATCH} a request)` : `BUILT_IN with the admin key, one POST /api/v1/servers each (${REGISTER_IN_FLIGHT} in flight)`,
+  };
 }
 
 async function run(ctx) {

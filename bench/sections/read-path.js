@@ -1,7 +1,7 @@
 'use strict';
 // Section 2, read path: autocannon with 50 connections on POST /api/v1/llm/mcp-get-server-info and
 // GET /api/v1/servers, with the seeded registry, against the floor of the same api process answering
-// /health/live (measured before and after; the better of the two is the floor).
+// /health/live (each measured twice in turn in a full run; the better run of each is kept).
 const path = require('node:path');
 const { log, round } = require('../lib/util');
 const { runNodeJson } = require('../lib/processes');
@@ -50,41 +50,42 @@ async function run(ctx, seeded) {
   const ids = seeded.visibleServerIds(1000);
   const out = { servers: seeded.servers, tools: seeded.tools, connections: CONNECTIONS, durationS: ctx.quick ? 4 : 15, key: 'tenant key (sees the platform servers and its own)', endpoints: {} };
 
-  log('read path: floor GET /health/live');
-  const floorBefore = await cannon(ctx, 'floor-1', { url: `${origin}/health/live` });
-
   const infoProbe = await probe(platform.http, 'POST', '/api/v1/llm/mcp-get-server-info', { serverId: ids[0] }, seeded.tenantKey);
-  if (infoProbe.ok) {
-    log('read path: POST /api/v1/llm/mcp-get-server-info');
-    const before = await cacheLookups(origin);
-    out.endpoints.getServerInfo = await cannon(ctx, 'get-server-info', {
-      url: `${origin}/api/v1/llm/mcp-get-server-info`,
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      bodies: ids.map((serverId) => JSON.stringify({ serverId })),
-    });
-    out.endpoints.getServerInfo.answerCache = cacheDelta(before, await cacheLookups(origin));
-  } else {
-    out.endpoints.getServerInfo = { notAvailable: infoProbe.why };
-  }
-
   const listProbe = await probe(platform.http, 'GET', '/api/v1/servers', undefined, seeded.tenantKey);
-  if (listProbe.ok) {
-    log('read path: GET /api/v1/servers');
-    const before = await cacheLookups(origin);
-    out.endpoints.listServers = await cannon(ctx, 'list-servers', { url: `${origin}/api/v1/servers`, headers: auth });
-    out.endpoints.listServers.answerCache = cacheDelta(before, await cacheLookups(origin));
-  } else {
-    out.endpoints.listServers = { notAvailable: listProbe.why };
-  }
+  if (!infoProbe.ok) out.endpoints.getServerInfo = { notAvailable: infoProbe.why };
+  if (!listProbe.ok) out.endpoints.listServers = { notAvailable: listProbe.why };
 
-  log('read path: floor GET /health/live again');
-  const floorAfter = await cannon(ctx, 'floor-2', { url: `${origin}/health/live` });
-  const floor = floorAfter.rps > floorBefore.rps ? floorAfter : floorBefore;
-  out.floor = { ...floor, runsRps: [floorBefore.rps, floorAfter.rps] };
-  for (const e of Object.values(out.endpoints)) {
-    if (e.notAvailable) continue;
-    e.ratio = round(e.rps / floor.rps, 3);
+  // The floor and each endpoint are measured in turn, twice in a full run: the machine is shared and its speed
+  // moves within a run, so each keeps its better run and none is compared at its worst with another at its best.
+  const rounds = ctx.quick ? 1 : 2;
+  const runs = { floor: [], getServerInfo: [], listServers: [] };
+  for (let attempt = 1; attempt <= rounds; attempt++) {
+    log(`read path: floor GET /health/live (run ${attempt})`);
+    runs.floor.push(await cannon(ctx, `floor-${attempt}`, { url: `${origin}/health/live` }));
+    if (infoProbe.ok) {
+      log(`read path: POST /api/v1/llm/mcp-get-server-info (run ${attempt})`);
+      const before = await cacheLookups(origin);
+      const r = await cannon(ctx, `get-server-info-${attempt}`, {
+        url: `${origin}/api/v1/llm/mcp-get-server-info`,
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        bodies: ids.map((serverId) => JSON.stringify({ serverId })),
+      });
+      runs.getServerInfo.push({ ...r, answerCache: cacheDelta(before, await cacheLookups(origin)) });
+    }
+    if (listProbe.ok) {
+      log(`read path: GET /api/v1/servers (run ${attempt})`);
+      const before = await cacheLookups(origin);
+      const r = await cannon(ctx, `list-servers-${attempt}`, { url: `${origin}/api/v1/servers`, headers: auth });
+      runs.listServers.push({ ...r, answerCache: cacheDelta(before, await cacheLookups(origin)) });
+    }
+  }
+  const best = (list) => list.reduce((x, y) => (y.rps > x.rps ? y : x));
+  out.floor = { ...best(runs.floor), runsRps: runs.floor.map((r) => r.rps) };
+  for (const key of ['getServerInfo', 'listServers']) {
+    if (runs[key].length === 0) continue;
+    const e = best(runs[key]);
+    out.endpoints[key] = { ...e, runsRps: runs[key].map((r) => r.rps), ratio: round(e.rps / out.floor.rps, 3) };
   }
   return out;
 }

@@ -213,6 +213,34 @@ describe('registering several servers at once (POST /api/v1/servers/batch)', () 
     expect(seenByA.body.servers).toEqual([]);
   });
 
+  it('stores the servers and their audit records together: when the audit cannot be written, no server is stored', async () => {
+    const prisma = t.runtime.prisma;
+    await prisma.$executeRawUnsafe(`CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.detail->>'name' = 'unaudited-2' THEN RAISE EXCEPTION 'audit refused'; END IF; RETURN NEW; END $$`);
+    await prisma.$executeRawUnsafe(`CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION refuse_audit()`);
+    try {
+      const res = await t.request('POST', '/api/v1/servers/batch', {
+        body: {
+          servers: [
+            { name: 'unaudited-1', transport: 'streamable-http', url: 'https://u.example.com/mcp', enabled: false },
+            { name: 'unaudited-2', transport: 'streamable-http', url: 'https://u.example.com/mcp', enabled: false },
+          ],
+        },
+      });
+      expectProblem(res, 500);
+      expect(await count('unaudited-')).toBe(0);
+      const one = await t.request('POST', '/api/v1/servers', { body: { name: 'unaudited-2', transport: 'streamable-http', url: 'https://u.example.com/mcp', enabled: false } });
+      expectProblem(one, 500);
+      expect(await count('unaudited-')).toBe(0);
+    } finally {
+      await prisma.$executeRawUnsafe(`DROP TRIGGER refuse_audit ON audit_events`);
+      await prisma.$executeRawUnsafe(`DROP FUNCTION refuse_audit()`);
+    }
+    const ok = await t.request('POST', '/api/v1/servers', { body: { name: 'unaudited-2', transport: 'streamable-http', url: 'https://u.example.com/mcp', enabled: false } });
+    expect(ok.status).toBe(201);
+    expect(await audits([ok.body.id])).toBe(1);
+  });
+
   it('needs a key', async () => {
     const res = await t.request('POST', '/api/v1/servers/batch', { key: null, body: { servers: [{ name: 'n', transport: 'sse', url: 'https://n.example.com/sse' }] } });
     expectProblem(res, 401);

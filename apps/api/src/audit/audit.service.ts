@@ -1,4 +1,4 @@
-import { AuditFilter, AuditRepository, DEFAULT_PAGE_SIZE } from '@app/database';
+import { AuditEventInput, AuditFilter, AuditRepository, DEFAULT_PAGE_SIZE } from '@app/database';
 import { Principal } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { AuditPageDto, AuditQueryDto } from './audit.dto';
@@ -25,9 +25,9 @@ export class AuditService {
     await this.audit.record(eventOf(actor, entry));
   }
 
-  /** Several entries by one actor, in one statement. */
-  async recordMany(actor: AuditActor, entries: AuditEntry[]): Promise<void> {
-    await this.audit.recordMany(entries.map((entry) => eventOf(actor, entry)));
+  /** The events of some entries by one actor, for a repository that writes them with the change they record. */
+  eventsOf(actor: AuditActor, entries: AuditEntry[]): AuditEventInput[] {
+    return entries.map((entry) => eventOf(actor, entry));
   }
 
   async list(query: AuditQueryDto): Promise<AuditPageDto> {
@@ -40,7 +40,7 @@ export class AuditService {
   }
 }
 
-function eventOf(actor: AuditActor, entry: AuditEntry) {
+function eventOf(actor: AuditActor, entry: AuditEntry): AuditEventInput {
   return {
     actorType: actor.type,
     actorId: actor.type === 'system' ? actor.source : actor.keyId,

@@ -94,9 +94,8 @@ export class ServerService {
 
   async create(principal: Principal, dto: CreateServerDto): Promise<ServerDto> {
     const input = await this.prepareCreate(principal, dto, new Map());
-    const server = await this.servers.create(input);
+    const server = await this.servers.create(input, this.audit.eventsOf(principal, [createdEntry(input)]));
     if (server.enabled) await this.queueDiscovery(server.id, 'registered');
-    await this.audit.record(principal, createdEntry(server));
     return toServerDto(server, principal);
   }
 
@@ -126,9 +125,9 @@ export class ServerService {
       inputs.push(input);
     }
     await this.assertOutboundAllowedAll(inputs);
-    const servers = await this.servers.createMany(inputs);
+    // The servers and their audit records are written by one statement: both or neither.
+    const servers = await this.servers.createMany(inputs, this.audit.eventsOf(principal, inputs.map(createdEntry)));
     await this.queueDiscoveries(servers.filter((s) => s.enabled).map((s) => s.id), 'registered');
-    await this.audit.recordMany(principal, servers.map(createdEntry));
     return servers.map((s) => toServerDto(s, principal));
   }
 
@@ -337,13 +336,13 @@ export class ServerService {
 }
 
 /** The audit record of a registration: names and labels, never a credential. */
-function createdEntry(server: ServerRecord) {
+function createdEntry(server: ServerCreate) {
   return {
     action: 'server.create',
     resourceType: 'server' as const,
     resourceId: server.id,
     tenantId: server.tenantId,
-    detail: { name: server.name, kind: server.kind, transport: server.transport, hasCredentials: server.hasCredentials },
+    detail: { name: server.name, kind: server.kind, transport: server.transport, hasCredentials: server.credentialsCipher !== null || server.credentialsEnv !== null },
   };
 }
 

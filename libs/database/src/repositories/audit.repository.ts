@@ -38,6 +38,34 @@ export interface AuditFilter {
 
 const LIST = 'audit';
 
+/**
+ * The statement that writes audit events, one array per column, with its parameters numbered from `first`:
+ * on its own, or as part of the statement that makes the change it records (so that both are written or neither).
+ */
+export function auditInsert(events: AuditEventInput[], first: number): { text: string; values: unknown[] } {
+  const $ = (n: number) => `$${first + n}`;
+  return {
+    text: `INSERT INTO audit_events (id, at, actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail)
+       SELECT id, COALESCE(at, now()), actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail
+       FROM unnest(${$(0)}::uuid[], ${$(1)}::timestamptz[], ${$(2)}::text[], ${$(3)}::text[], ${$(4)}::uuid[], ${$(5)}::text[], ${$(6)}::text[],
+                   ${$(7)}::text[], ${$(8)}::text[], ${$(9)}::int[], ${$(10)}::jsonb[])
+         AS e(id, at, actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail)`,
+    values: [
+      events.map(() => randomUUID()),
+      events.map((e) => e.at ?? null),
+      events.map((e) => e.actorType),
+      events.map((e) => e.actorId),
+      events.map((e) => e.tenantId),
+      events.map((e) => e.action),
+      events.map((e) => e.resourceType),
+      events.map((e) => e.resourceId),
+      events.map((e) => e.outcome ?? 'ok'),
+      events.map((e) => (e.durationMs === undefined ? null : Math.round(e.durationMs))),
+      events.map((e) => JSON.stringify(e.detail ?? {})),
+    ],
+  };
+}
+
 @Injectable()
 export class AuditRepository {
   constructor(
@@ -49,29 +77,11 @@ export class AuditRepository {
     await this.recordMany([event]);
   }
 
-  /** Several events in one statement: a busy path (tool calls, a batch registration) writes its records together. */
+  /** Several events in one statement: a busy path (tool calls) writes its records together. */
   async recordMany(events: AuditEventInput[]): Promise<void> {
     if (events.length === 0) return;
-    // Every change through the API writes one: a plain statement, one array per column.
-    await this.sql.query(
-      `INSERT INTO audit_events (id, at, actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail)
-       SELECT id, COALESCE(at, now()), actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail
-       FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::jsonb[])
-         AS e(id, at, actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail)`,
-      [
-        events.map(() => randomUUID()),
-        events.map((e) => e.at ?? null),
-        events.map((e) => e.actorType),
-        events.map((e) => e.actorId),
-        events.map((e) => e.tenantId),
-        events.map((e) => e.action),
-        events.map((e) => e.resourceType),
-        events.map((e) => e.resourceId),
-        events.map((e) => e.outcome ?? 'ok'),
-        events.map((e) => (e.durationMs === undefined ? null : Math.round(e.durationMs))),
-        events.map((e) => JSON.stringify(e.detail ?? {})),
-      ],
-    );
+    const insert = auditInsert(events, 1);
+    await this.sql.query(insert.text, insert.values);
   }
 
   /** Newest first, keyset-paginated on (at, id). The audit log is the admin's only. */

@@ -4,6 +4,7 @@ import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
 import { translatePrismaError } from '../prisma-errors';
 import { ownerScopeOf, PLATFORM_SCOPE, ReadScope } from '../scope';
+import { AuditEventInput, auditInsert } from './audit.repository';
 import type { Server } from '../generated/prisma/client';
 import { Sql } from '../sql';
 import { PRISMA, SQL } from '../tokens';
@@ -67,16 +68,16 @@ export class ServerRepository {
     @Inject(SQL) private readonly sql: Sql,
   ) {}
 
-  async create(input: ServerCreate): Promise<ServerRecord> {
-    const [server] = await this.createMany([input]);
+  async create(input: ServerCreate, audit: AuditEventInput[] = []): Promise<ServerRecord> {
+    const [server] = await this.createMany([input], audit);
     return server;
   }
 
   /**
-   * Several servers in one statement: all are stored or none. A name already taken for its owner is a
-   * conflict that names it.
+   * Several servers in one statement, with the audit events that record them: all are stored or none. A name
+   * already taken for its owner is a conflict that names it.
    */
-  async createMany(inputs: ServerCreate[]): Promise<ServerRecord[]> {
+  async createMany(inputs: ServerCreate[], audit: AuditEventInput[] = []): Promise<ServerRecord[]> {
     if (inputs.length === 0) return [];
     const values: unknown[] = [];
     const rows = inputs.map((input) => {
@@ -108,15 +109,16 @@ export class ServerRepository {
       return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}, ${$(4)}, ${$(5)}::"ServerKind", ${$(6)}::"Transport", ${$(7)}, ${$(8)}, ${$(9)}::text[], ${$(10)}::jsonb, ${$(11)}::jsonb,
                ${$(12)}, ${$(13)}, ${$(14)}, ${$(15)}::jsonb, ${$(16)}::int, ${$(17)}, ${$(18)}, ${$(19)}::"ServerStatus", ${$(20)}, ${$(21)}::timestamptz)`;
     });
-    try {
-      const stored = await this.sql.query<Server>(
-        `INSERT INTO servers (id, tenant_id, owner_scope, name, kind, transport, url, command, args, env, headers,
+    const insert = `INSERT INTO servers (id, tenant_id, owner_scope, name, kind, transport, url, command, args, env, headers,
                               credentials_cipher, credentials_env, enabled, metadata, discovery_interval_seconds,
                               app_slug, account_id, status, status_reason, discovery_requested_at)
          VALUES ${rows.join(',\n                ')}
-         RETURNING ${SERVER_COLUMNS}`,
-        values,
-      );
+         RETURNING ${SERVER_COLUMNS}`;
+    const audited = audit.length > 0 ? auditInsert(audit, values.length + 1) : undefined;
+    try {
+      const stored = audited
+        ? await this.sql.query<Server>(`WITH created AS (${insert}), audited AS (${audited.text}) SELECT * FROM created`, [...values, ...audited.values])
+        : await this.sql.query<Server>(insert, values);
       const byId = new Map(stored.map((row) => [row.id, toServerRecord(row)]));
       return inputs.map((input) => byId.get(input.id)!);
     } catch (err) {
