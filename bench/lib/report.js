@@ -7,6 +7,8 @@ function fmtMs(x) {
   if (x === null || x === undefined) return '-';
   return x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x >= 100 ? x.toFixed(0) : x.toFixed(2)} ms`;
 }
+/** A difference in ms with its sign: +1.20, -0.81. */
+const signed = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
 const fmtRatio = (x) => (x === null || x === undefined ? '-' : `${x.toFixed(2)}x`);
 const fmtRps = (x) => (x === null || x === undefined ? '-' : `${Math.round(x)} req/s`);
 const fmtMiB = (x) => (x === null || x === undefined ? '-' : `${x.toFixed(0)} MiB`);
@@ -167,7 +169,7 @@ function build(figures) {
         continue;
       }
       const met = target(`call overhead: <= 3 ms added at p50 (${key === 'mcp' ? '/mcp call_tool' : 'mcp-call-tool RPC'})`, added.p50, '<=', 3, ' ms', c.mode);
-      row({ figure: `tool call: ${label}, added ms p50 / p99`, mode: c.mode, value: `+${added.p50.toFixed(2)} / +${added.p99.toFixed(2)} ms`, floor: `${c.direct.p50.toFixed(2)} / ${c.direct.p99.toFixed(2)} ms direct`, target: 'p50 <= +3 ms', met });
+      row({ figure: `tool call: ${label}, added ms p50 / p99`, mode: c.mode, value: `${signed(added.p50)} / ${signed(added.p99)} ms`, floor: `${c.direct.p50.toFixed(2)} / ${c.direct.p99.toFixed(2)} ms direct`, target: 'p50 <= +3 ms', met });
     }
   }
 
