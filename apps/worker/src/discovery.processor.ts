@@ -21,6 +21,8 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
   private worker?: ReturnType<QueueConnection['createWorker']>;
   private sweepTimer?: NodeJS.Timeout;
   private stopping = false;
+  /** Jobs that recorded their last result, by job id: looked at again once the queue has ended them. */
+  private readonly ending = new Map<string, { serverId: string; claimedAt: Date }>();
 
   constructor(
     @Inject(QUEUE_CONNECTION) private readonly queues: QueueConnection,
@@ -42,6 +44,8 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
       ...(this.embeddedQueue ? { drainDelay: 1 } : {}),
     });
     this.worker.on('error', (err) => this.runtime.logger.warn({ err: err.message }, 'discovery worker error'));
+    this.worker.on('completed', (job) => void this.ended(job));
+    this.worker.on('failed', (job) => void (job && this.ended(job)));
     // Work missed while no worker ran (or while the queue was lost) is rebuilt from the database now.
     await this.keepSchedule(true);
     const every = this.scheduler.intervalMs;
@@ -69,6 +73,25 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
       if (atStart || !existed) await this.scheduler.sweep();
     } catch (err) {
       this.runtime.logger.warn({ err: (err as Error).message }, 'discovery sweep could not run; trying again at the next interval');
+    }
+  }
+
+  /**
+   * A request that came after a job's last look at the database (askedAgain) but before the queue removed the
+   * job was taken by the queue as a duplicate of it, and would wait for the sweep. Once the job is gone, the
+   * database is asked again, and such a request gets a job of its own.
+   */
+  private async ended(job: Job): Promise<void> {
+    const id = job.id ?? '';
+    const last = this.ending.get(id);
+    if (!last) return;
+    this.ending.delete(id);
+    try {
+      if (this.stopping || !(await this.discovery.askedAgainSince(last.serverId, last.claimedAt))) return;
+      this.runtime.logger.info({ jobId: id, serverId: last.serverId }, 'discovery asked for as its job ended; queued again');
+      await this.producer.request(last.serverId, 'recovered');
+    } catch (err) {
+      this.runtime.logger.warn({ serverId: last.serverId, err: (err as Error).message }, 'a discovery asked for as its job ended could not be queued; the sweep will');
     }
   }
 
@@ -100,6 +123,9 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
     this.runtime.logger.info(log, 'discovery started');
     const outcome = await this.discovery.discover({ serverId, trigger, attempt, maxAttempts });
     const durationMs = Date.now() - started;
+    if ((outcome.kind === 'succeeded' || outcome.kind === 'failed') && outcome.claimedAt && !outcome.askedAgain && job.id) {
+      this.ending.set(job.id, { serverId, claimedAt: outcome.claimedAt });
+    }
     if ((outcome.kind === 'succeeded' || outcome.kind === 'failed') && outcome.askedAgain) {
       // Asked for again just as this discovery finished: the request joined this job, so the job runs once more.
       this.runtime.logger.info({ ...log, durationMs, outcome: outcome.kind }, 'discovery asked for again; running it again');

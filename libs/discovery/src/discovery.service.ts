@@ -32,11 +32,12 @@ export interface DiscoveryAttempt {
 
 /**
  * `askedAgain`: a discovery was asked for after this one recorded its result (its job was still
- * finishing, so the queue joined the request to it); the job should run once more.
+ * finishing, so the queue joined the request to it); the job should run once more. `claimedAt`: when this
+ * discovery took the server, to ask the same once its job has ended (see `askedAgainSince`).
  */
 export type AttemptOutcome =
-  | { kind: 'succeeded'; toolCount: number; changes: ToolChanges; durationMs: number; askedAgain: boolean }
-  | { kind: 'failed'; failure: McpFailure; reason: string; final: boolean; durationMs: number; askedAgain: boolean }
+  | { kind: 'succeeded'; toolCount: number; changes: ToolChanges; durationMs: number; askedAgain: boolean; claimedAt?: Date }
+  | { kind: 'failed'; failure: McpFailure; reason: string; final: boolean; durationMs: number; askedAgain: boolean; claimedAt?: Date }
   /** Another worker runs this server's discovery; try again after `until`. */
   | { kind: 'busy'; until: Date }
   | { kind: 'skipped'; reason: 'gone' | 'disabled' }
@@ -119,8 +120,17 @@ export class DiscoveryService {
     // Checked once the connection is closed too: until the job ends, a new request joins this job.
     if (outcome.kind === 'succeeded' || (outcome.kind === 'failed' && outcome.final)) {
       outcome.askedAgain = await this.state.askedAgainSince(attempt.serverId, claim.claimedAt);
+      outcome.claimedAt = claim.claimedAt;
     }
     return outcome;
+  }
+
+  /**
+   * Whether a discovery of the server was asked for after the one claimed at `since` and none runs now: a
+   * request that came while that discovery's job was ending, which the queue took as a duplicate of it.
+   */
+  askedAgainSince(serverId: string, since: Date): Promise<boolean> {
+    return this.state.askedAgainSince(serverId, since);
   }
 
   private async run(subject: DiscoverySubject, claimedAt: Date, runId: string, attempt: DiscoveryAttempt): Promise<AttemptOutcome> {
