@@ -101,8 +101,8 @@ export class ServerService {
 
   /**
    * Several registrations in one request, all or none: each is checked as POST /servers checks one (a
-   * refusal names the item, `servers.3.url`), the servers are stored in one statement, their discoveries
-   * queued in one round trip and audited in one statement.
+   * refusal names the item, `servers.3.url`), the servers are stored with their audit records in one
+   * statement, and their discoveries queued in one round trip.
    */
   async createMany(principal: Principal, dtos: CreateServerDto[]): Promise<ServerDto[]> {
     const tenantsSeen = new Map<string, boolean>();
