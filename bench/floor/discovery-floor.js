@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The discovery floor: what a bare SDK client needs to learn every fixture server's tools. For each server:
 // connect (initialize), list every page of tools, close; `concurrency` servers at a time, in this process of
-// its own. Argument: JSON {base, count, concurrency}. Prints JSON {ms, ok, failed, tools, errors}.
+// its own. Argument: JSON {base, count, concurrency}. Prints JSON {ms, cpuMs, ok, failed, tools, errors}
+// (cpuMs: this process's CPU time over the timed loop).
 'use strict';
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
@@ -32,6 +33,7 @@ async function main() {
   let tools = 0;
   const errors = [];
   const started = process.hrtime.bigint();
+  const cpuBefore = process.cpuUsage();
   async function lane() {
     while (next < count) {
       const i = next++;
@@ -46,7 +48,9 @@ async function main() {
   }
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, lane));
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  process.stdout.write(JSON.stringify({ ms, ok, failed: count - ok, tools, errors }) + '\n');
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMs = Math.round((cpu.user + cpu.system) / 1000);
+  process.stdout.write(JSON.stringify({ ms, cpuMs, ok, failed: count - ok, tools, errors }) + '\n');
 }
 
 main().then(

@@ -1,6 +1,7 @@
 'use strict';
 // Turns the sections' figures into the printed table, the list of targets, and bench/results.json.
 
+const { round } = require('./util');
 const NA = (why) => `not available: ${why}`;
 
 function fmtMs(x) {
@@ -28,6 +29,22 @@ function build(figures) {
 
   // 1. discovery
   const d = figures.discovery;
+  /** CPU per server of the kept runs, by process: the cost behind the ratio, whatever the machine's speed. */
+  const cpuRow = (r, servers) => {
+    if (!r.cpuMs || !r.floorCpuMs || r.platformMs === null) return;
+    const per = (v) => round(v / servers, 1);
+    const parts = Object.entries(r.cpuMs)
+      .filter(([k]) => k !== 'total')
+      .map(([k, v]) => `${k} ${per(v)}`)
+      .join(', ');
+    row({
+      figure: '  CPU ms per server, by process',
+      mode: r.mode,
+      value: `${per(r.cpuMs.total)} (${parts})`,
+      floor: `${per(r.floorCpuMs.total)} (client ${per(r.floorCpuMs.client)}, fixtures ${per(r.floorCpuMs.fixtures)})`,
+      ratio: fmtRatio(r.cpuMs.total / r.floorCpuMs.total),
+    });
+  };
   if (!d || d.notAvailable) {
     row({ figure: 'discovery', value: NA(d?.notAvailable ?? 'not run') });
     target('discovery: platform time <= 1.3 x bare SDK floor', null, '<=', 1.3, 'x', null, d?.notAvailable ?? 'not run');
@@ -56,6 +73,7 @@ function build(figures) {
       // Servers left unconnected are a miss, not a figure that could not be taken.
       if (r.platformMs === null) targets[targets.length - 1].met = false;
       row({ figure: name, mode: r.mode, value: r.platformMs === null ? `incomplete${incomplete}` : fmtMs(r.platformMs), floor: fmtMs(r.floorMs), ratio: fmtRatio(r.ratio), target: '<= 1.3x floor', met: r.platformMs === null ? false : met });
+      cpuRow(r, d.servers);
     }
     const one = d.runs.find((r) => r.mode !== 'embedded' && r.workers === 1 && !r.notAvailable && !r.informational);
     const two = d.runs.find((r) => r.mode !== 'embedded' && r.workers === 2 && !r.notAvailable && !r.informational);

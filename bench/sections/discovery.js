@@ -6,6 +6,7 @@ const path = require('node:path');
 const { Client } = require('pg');
 const { log, sleep, ms, mapLimit, round } = require('../lib/util');
 const { runNodeJson } = require('../lib/processes');
+const { CpuMeter, pidsNamed, supported: cpuSupported } = require('../lib/cpu');
 const { Platform, createDatabase, dropDatabase, queuePrefix, deleteRedisPrefix, ROOT } = require('../lib/platform');
 
 const CONCURRENCY_PER_WORKER = 16;
@@ -19,12 +20,16 @@ const CONNECTED = 'MCP_SERVER_CONNECTION_STATUS_CONNECTED';
 const DISCOVERING = 'MCP_SERVER_CONNECTION_STATUS_DISCOVERING';
 
 async function floor(ctx, concurrency, count) {
+  const fixtures = new CpuMeter({ fixtures: () => [ctx.fixture.proc.pid] }).start();
   const r = await runNodeJson('discovery-floor', [path.join(__dirname, '..', 'floor', 'discovery-floor.js'), JSON.stringify({ base: ctx.fixture.base, count, concurrency })], {
     env: process.env,
     cwd: ROOT,
     logDir: ctx.logDir,
   });
   if (r.failed > 0) throw new Error(`the bare SDK floor failed on ${r.failed} servers: ${r.errors.join('; ')}`);
+  const f = fixtures.stop();
+  if (cpuSupported) r.cpuMs = { client: r.cpuMs, fixtures: f.fixtures, total: r.cpuMs + f.fixtures };
+  else delete r.cpuMs;
   return r;
 }
 
@@ -129,6 +134,11 @@ async function register(ctx, platform, cfg, prefix) {
 async function timePlatform(ctx, platform, pg, cfg) {
   const n = ctx.n;
   const prefix = 'fixture';
+  const pids = platform.pids();
+  const roles = { api: () => [pids.api], workers: () => pids.workers, fixtures: () => [ctx.fixture.proc.pid] };
+  if (platform.mode !== 'embedded') roles.postgresql = () => pidsNamed('postgres');
+  if (platform.mode === 'postgresql+redis') roles.redis = () => pidsNamed('redis-server');
+  const cpu = new CpuMeter(roles).start();
   const t0 = process.hrtime.bigint();
   const refused = await register(ctx, platform, cfg, prefix);
   const registerMs = ms(t0);
@@ -149,6 +159,7 @@ async function timePlatform(ctx, platform, pg, cfg) {
     await sleep(pg ? 50 : 100);
   }
   const totalMs = ms(t0);
+  const cpuMs = cpuSupported ? cpu.stop() : undefined;
   const final = pg ? await progressFromDb(pg, prefix, true) : progress;
   const notConnected = Object.keys(final.reasons ?? {}).length ? { statuses: final.statuses, reasons: final.reasons } : {};
   return { ...notConnected, ...(pollErrors.length ? { pollErrors: pollErrors.length, pollError: pollErrors[0] } : {}), registerMs: round(registerMs, 1),
@@ -158,6 +169,7 @@ async function timePlatform(ctx, platform, pg, cfg) {
     registeredConnectedMs: refused.length && progress.done >= registered ? round(totalMs, 1) : undefined,
     connected: progress.done,
     failed: progress.failed,
+    cpuMs,
     timedOut: progress.done + progress.failed < registered };
 }
 
@@ -213,7 +225,8 @@ async function runConfig(ctx, cfg) {
     if (timed.notAvailable) return { ...cfg, concurrency, notAvailable: timed.notAvailable };
     platforms.push(timed);
   }
-  const floorMs = Math.min(...floors.map((f) => f.ms));
+  const bestFloor = floors.reduce((best, f) => (f.ms < best.ms ? f : best));
+  const floorMs = bestFloor.ms;
   const incomplete = platforms.find((p) => p.platformMs === null);
   const timed = incomplete ?? platforms.reduce((best, p) => (p.platformMs < best.platformMs ? p : best));
   return {
@@ -223,6 +236,8 @@ async function runConfig(ctx, cfg) {
     toolsPerServer: TOOLS_PER_SERVER,
     floorMs: round(floorMs, 1),
     floorRunsMs: floors.map((f) => round(f.ms, 1)),
+    // CPU time of each side's kept run, by process: what the platform costs the machine beyond the floor.
+    floorCpuMs: bestFloor.cpuMs,
     ...timed,
     platformRunsMs: platforms.map((p) => p.platformMs),
     ratio: timed.platformMs === null ? null : round(timed.platformMs / floorMs, 3),

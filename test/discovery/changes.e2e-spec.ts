@@ -1,4 +1,7 @@
 import { DiscoveryStateRepository } from '@app/database';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ORPHANED_RUN } from '@app/discovery';
 import { DiscoveryProcessor } from '../../apps/worker/src/discovery.processor';
 import { Fixture, slowToolsList, stdioFixture } from '../fixtures/hostile-servers';
@@ -71,8 +74,10 @@ describe.each(backends)('discovery over time (queue on %s)', (backend) => {
     const fixture = await mutable();
     const { id } = await registerServer(t, { name: 'weather-watched', transport: 'streamable-http', url: fixture.url }, tenant.key);
     await settled(t, id);
-    // The discovery's own session is closed; the watcher keeps one open.
-    await waitFor('the watch session', async () => fixture.sessions() === 1);
+    // The watcher keeps the discovery's own session open, listening on its standalone stream: one session in all.
+    await waitFor('the watch stream', async () => fixture.streams() === 1);
+    expect(fixture.sessions()).toBe(1);
+    expect(fixture.opened()).toBe(1);
     await new Promise((r) => setTimeout(r, 1200)); // past the watcher's settle window (1 s) for a fresh session
     fixture.setDescription('Forecast, take 2');
     fixture.setDescription('Forecast, take 3');
@@ -84,6 +89,29 @@ describe.each(backends)('discovery over time (queue on %s)', (backend) => {
     expect((await runsOf(t, id)).filter((r) => r.trigger === 'list-changed')).toHaveLength(1);
     const tool = await t.runtime.prisma.tool.findFirst({ where: { serverId: id, name: 'forecast' } });
     expect(tool?.description).toBe('Forecast, take 4');
+  });
+
+  it('watches a stdio server on the process its discovery started: no second process, and its list_changed re-discovers it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpr-changing-'));
+    const starts = join(dir, 'starts');
+    const description = join(dir, 'description');
+    const started = () => (existsSync(starts) ? readFileSync(starts, 'utf8').split('\n').filter(Boolean).length : 0);
+    const { id } = await registerServer(
+      t,
+      { name: 'gauge-watched', kind: 'BUILT_IN', transport: 'stdio', ...stdioFixture('changing-server.cjs'), env: { STARTS_FILE: starts, DESCRIPTION_FILE: description } },
+    );
+    await settled(t, id);
+    const watcher = t.app.get((await import('@app/discovery')).ToolChangeWatcher);
+    await waitFor('the watch', async () => watcher.isWatching(id));
+    await new Promise((r) => setTimeout(r, 1200)); // past the watcher's settle window (1 s)
+    expect(started()).toBe(1);
+    writeFileSync(description, 'Reads the gauge, in bars');
+    const run = await waitFor('a list-changed discovery', async () => (await runsOf(t, id)).find((r) => r.trigger === 'list-changed' && r.outcome === 'SUCCEEDED'), 20_000);
+    expect(run).toMatchObject({ changed: ['gauge'], added: [], removed: [] });
+    // The re-discovery started a process of its own and closed it: the watch stays on the first one.
+    expect(started()).toBe(2);
+    expect(watcher.isWatching(id)).toBe(true);
+    expect((await t.request('DELETE', `/api/v1/servers/${id}`)).status).toBe(204);
   });
 
   it('moves the watch when the registration changes, and closes it when the server is deleted', async () => {

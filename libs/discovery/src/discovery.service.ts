@@ -147,6 +147,8 @@ export class DiscoveryService {
     let session: McpSession | undefined;
     let secrets: string[] = [];
     let refuseCredentials: (() => boolean) | undefined;
+    /** The change watcher took the session over: it is not closed here. */
+    let adopted = false;
     const budget = new ByteBudget(this.limits.maxBytes);
     try {
       const target = await this.resolver.resolve(server, subject.credentials);
@@ -192,8 +194,12 @@ export class DiscoveryService {
       if (recorded.status !== 'recorded') return this.unrecorded(recorded.status, server.id, durationMs);
       this.observe('succeeded', durationMs);
       const listChanged = (caps.tools as { listChanged?: unknown } | undefined)?.listChanged === true;
-      // Watched with the revision it just spoke (the record read at the claim may predate it).
-      if (listChanged) this.watcher.watch({ ...server, protocolVersion: session.protocolVersion ?? null }, subject.credentials, recorded.discoveredAt);
+      if (listChanged) {
+        // Watched on this very session when the watcher takes it (the discovery's byte budget no longer applies),
+        // with the revision it just spoke (the record read at the claim may predate it).
+        budget.release();
+        adopted = this.watcher.adopt({ ...server, protocolVersion: session.protocolVersion ?? null }, subject.credentials, recorded.discoveredAt, session);
+      }
       return { kind: 'succeeded', toolCount: listing.tools.length, changes: recorded.changes, durationMs, askedAgain: false };
     } catch (err) {
       clearTimeout(timer);
@@ -224,7 +230,7 @@ export class DiscoveryService {
       return { kind: 'failed', failure, reason, final, durationMs, askedAgain: false };
     } finally {
       // A server that ignores the close is killed by the transport; the attempt does not wait for it long.
-      if (session) await Promise.race([session.close().catch(() => undefined), sleep(3000)]);
+      if (session && !adopted) await Promise.race([session.close().catch(() => undefined), sleep(3000)]);
     }
   }
 

@@ -10,6 +10,7 @@ export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Respo
 export class ByteBudget {
   private used = 0;
   private exceededAt?: number;
+  private released = false;
 
   constructor(readonly limit: number) {}
 
@@ -21,13 +22,22 @@ export class ByteBudget {
     return this.exceededAt !== undefined;
   }
 
-  /** Counts `n` bytes; throws once the limit is passed (and on every call after). */
+  /** Counts `n` bytes; throws once the limit is passed (and on every call after), unless released. */
   take(n: number): void {
+    if (this.released) return;
     this.used += n;
     if (this.used > this.limit) {
       this.exceededAt ??= this.used;
       throw this.failure();
     }
+  }
+
+  /**
+   * Stops counting: the exchange the budget bounded is over, and its session lives on for something else
+   * (a discovery's session kept as the change watcher's).
+   */
+  release(): void {
+    this.released = true;
   }
 
   failure(): McpFailure {

@@ -30,7 +30,7 @@ export interface ConnectOptions {
    * sessions it keeps open). It must fail as the SDK's does (HTTP failures carry their status) and may end
    * its session with terminateSession(). The fallbacks (HTTP+SSE, the 2026 revision) are unchanged.
    */
-  streamableHttpTransport?: (target: HttpTarget) => Transport & { terminateSession?(): Promise<void> };
+  streamableHttpTransport?: (target: HttpTarget) => Transport & { terminateSession?(): Promise<void>; listen?(): Promise<void> };
   /**
    * false: the session will not listen for messages the server sends unasked, so the standalone GET
    * stream of Streamable HTTP is not opened (a discovery reads answers only; the change watcher listens).
@@ -233,14 +233,26 @@ export class McpConnector {
     const terminate = async () => {
       if (inner.sessionId && inner.terminateSession) await Promise.race([inner.terminateSession().catch(() => undefined), sleep(1000)]);
     };
-    return this.connectLegacy(kind, inner, options, { beforeClose: terminate });
+    // A transport that opens the standalone stream on demand lets the session listen later (the change watcher).
+    const listen = 'listen' in inner && typeof inner.listen === 'function' ? () => (inner.listen as () => Promise<void>)() : undefined;
+    return this.connectLegacy(kind, inner, options, {
+      beforeClose: terminate,
+      openServerStream: listen,
+      canListen: listen !== undefined || options.serverMessages !== false,
+    });
   }
 
   private async connectLegacy(
     kind: SessionTransport,
     inner: Transport,
     options: ConnectOptions,
-    extra: { child?: ChildProcessTransport; dispose?: () => Promise<void>; beforeClose?: () => Promise<void> },
+    extra: {
+      child?: ChildProcessTransport;
+      dispose?: () => Promise<void>;
+      beforeClose?: () => Promise<void>;
+      openServerStream?: () => Promise<void>;
+      canListen?: boolean;
+    },
   ): Promise<LegacySession> {
     const tap = new TapTransport(inner);
     const client = new LegacyClient(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: lazyValidator() });
@@ -267,6 +279,8 @@ export class McpConnector {
       stderr: () => extra.child?.stderrText(),
       dispose: extra.dispose,
       beforeClose: extra.beforeClose,
+      openServerStream: extra.openServerStream,
+      canListen: extra.canListen,
     });
   }
 

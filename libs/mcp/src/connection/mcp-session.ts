@@ -42,6 +42,11 @@ export interface McpSession {
   request(method: string, params: Record<string, unknown> | undefined, options?: McpRequestOptions): Promise<Record<string, unknown>>;
   /** Calls `handler` on every `notifications/tools/list_changed` (on 2026-07-28, through `subscriptions/listen`). */
   watchToolListChanged(handler: () => void, options?: McpRequestOptions): Promise<void>;
+  /**
+   * Whether watchToolListChanged can hear the server on this session: false for a session opened without the
+   * standalone stream of Streamable HTTP and no way to open it later (a discovery's, on the SDK's transport).
+   */
+  readonly canListen: boolean;
   /** Called once when the connection ends, whoever ended it. */
   onClose(handler: () => void): void;
   /** The failure the transport itself recorded (a child that exited, garbage on stdout), if any. */
@@ -65,6 +70,10 @@ export interface SessionParts {
   dispose?: () => Promise<void>;
   /** Said to the server before the transport closes (ending an HTTP session). */
   beforeClose?: () => Promise<void>;
+  /** Opens the channel for messages the server sends unasked, when the transport opens it only on demand. */
+  openServerStream?: () => Promise<void>;
+  /** false: this session cannot hear messages the server sends unasked (see McpSession.canListen). */
+  canListen?: boolean;
 }
 
 abstract class BaseSession {
@@ -75,6 +84,10 @@ abstract class BaseSession {
 
   get transport(): SessionTransport {
     return this.parts.transport;
+  }
+
+  get canListen(): boolean {
+    return this.parts.canListen !== false;
   }
 
   onClose(handler: () => void): void {
@@ -143,6 +156,7 @@ export class LegacySession extends BaseSession implements McpSession {
 
   async watchToolListChanged(handler: () => void): Promise<void> {
     this.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => handler());
+    await this.parts.openServerStream?.();
   }
 
   async close(): Promise<void> {

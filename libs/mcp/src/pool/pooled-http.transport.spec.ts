@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -16,6 +16,8 @@ interface Upstream {
   url: URL;
   seen: { method: string; headers: IncomingMessage['headers']; body: unknown }[];
   sessions: Map<string, StreamableHTTPServerTransport>;
+  /** The MCP server of each session, in the order they were opened. */
+  servers: McpServer[];
   close(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ function body(req: IncomingMessage): Promise<unknown> {
 /** An SDK server over Streamable HTTP with sessions, answering JSON or event streams; `special` may take a request over. */
 async function upstream(json: boolean, special?: (req: IncomingMessage, res: ServerResponse, body: unknown) => boolean): Promise<Upstream> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const servers: McpServer[] = [];
   const seen: Upstream['seen'] = [];
   const http: Server = createServer(async (req, res) => {
     const parsed = req.method === 'POST' ? await body(req) : undefined;
@@ -43,6 +46,7 @@ async function upstream(json: boolean, special?: (req: IncomingMessage, res: Ser
       return;
     }
     const server = new McpServer({ name: 'upstream', version: '1.0.0' });
+    servers.push(server);
     server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
     server.registerTool('steps', { inputSchema: { n: z.number() } }, async ({ n }, extra) => {
       for (let i = 1; i <= n; i++) {
@@ -67,12 +71,21 @@ async function upstream(json: boolean, special?: (req: IncomingMessage, res: Ser
     url: new URL(`http://127.0.0.1:${port}/mcp`),
     seen,
     sessions,
+    servers,
     close: () =>
       new Promise((r) => {
         http.closeAllConnections();
         http.close(() => r());
       }),
   };
+}
+
+async function until(check: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 describe('PooledHttpTransport', () => {
@@ -107,6 +120,47 @@ describe('PooledHttpTransport', () => {
     expect(u.seen.every((s) => s.headers.authorization === 'Bearer t0k3n')).toBe(true);
     // No standalone GET stream: a pooled session needs nothing the server would say unasked.
     expect(u.seen.some((s) => s.method === 'GET')).toBe(false);
+  });
+
+  it('opens the standalone stream when asked, hears what the server says unasked, and opens the stream again when the server ends it', async () => {
+    const streams: ServerResponse[] = [];
+    const u = await upstream(true, (req, res) => {
+      if (req.method === 'GET') streams.push(res);
+      return false;
+    });
+    open.push(u);
+    const { client, transport } = await connect(u);
+    let heard = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      heard++;
+    });
+    await transport.listen();
+    const getRequest = u.seen.find((s) => s.method === 'GET');
+    expect(getRequest?.headers).toMatchObject({ accept: 'text/event-stream', 'mcp-session-id': transport.sessionId });
+    u.servers[0].sendToolListChanged();
+    await until(() => heard === 1);
+    // The server (or a proxy on the way) ends the stream: it is opened again, and the session still hears.
+    streams[0].end();
+    await until(() => streams.length === 2, 5000);
+    await until(() => u.servers[0].isConnected() && u.seen.filter((s) => s.method === 'GET').length === 2);
+    await new Promise((r) => setTimeout(r, 50));
+    u.servers[0].sendToolListChanged();
+    await until(() => heard === 2);
+  });
+
+  it('takes a 405 to the standalone stream as "none offered", and reports any other refusal with its status', async () => {
+    let status = 405;
+    const u = await upstream(true, (req, res) => {
+      if (req.method !== 'GET') return false;
+      res.writeHead(status).end();
+      return true;
+    });
+    open.push(u);
+    const { client, transport } = await connect(u);
+    await expect(transport.listen()).resolves.toBeUndefined();
+    expect((await client.listTools()).tools).toHaveLength(2);
+    status = 403;
+    await expect(transport.listen()).rejects.toMatchObject({ status: 403 });
   });
 
   it('delivers every progress notification before the response that follows it', async () => {

@@ -8,6 +8,13 @@ import type { ByteBudget } from '../connection/byte-budget';
 /** The largest answer accepted from a server (one JSON body, or one event of a stream). */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
+/** A standalone stream that ended is opened again after this long. */
+const STREAM_REOPEN_MS = 1000;
+/** A standalone stream that lasted less than this counts as cut short. */
+const SHORT_STREAM_MS = 10_000;
+/** Streams cut short in a row after which the transport gives up and closes. */
+const STREAM_RETRIES = 5;
+
 /** An HTTP answer that is not a success; `status` lets the error classification read it. */
 export class PooledHttpError extends Error {
   constructor(
@@ -33,10 +40,10 @@ export interface PooledHttpTransportOptions {
 /**
  * The client side of Streamable HTTP for the sessions the registry keeps open to call tools: every message
  * is a POST on a keep-alive connection, and the answer (JSON, or an event stream carrying progress and then
- * the response) is read with Node's own streams. It does what a pooled session needs and no more: no
- * standalone GET stream for server-initiated messages (a tool call's progress comes on its own POST), no
- * resumption, no redirects. Answering one call this way costs about half of what the SDK's fetch-based
- * transport costs, which is most of what the registry adds to a call.
+ * the response) is read with Node's own streams. The standalone GET stream for messages the server sends
+ * unasked is opened only when asked for (listen(): the change watcher's sessions; a tool call's progress
+ * comes on its own POST). No resumption, no redirects. Answering one call this way costs about half of what
+ * the SDK's fetch-based transport costs, which is most of what the registry adds to a call.
  */
 export class PooledHttpTransport implements Transport {
   onclose?: () => void;
@@ -48,6 +55,8 @@ export class PooledHttpTransport implements Transport {
   private readonly request: typeof http.request;
   private readonly inflight = new Set<http.ClientRequest>();
   private closed = false;
+  /** Standalone streams in a row that ended soon after they were opened (see listen()). */
+  private shortStreams = 0;
 
   constructor(
     private readonly url: URL,
@@ -135,6 +144,59 @@ export class PooledHttpTransport implements Transport {
     });
   }
 
+  /**
+   * Opens the standalone GET stream on which the server sends messages unasked (notifications/tools/
+   * list_changed), and keeps it open while the transport lives: a stream that ends is opened again a second
+   * later. Resolves once the stream is open, or at once when the server offers none (405, as the
+   * specification allows). Rejects when the server refuses it otherwise. A server that refuses a stream
+   * opened again, or ends STREAM_RETRIES streams in a row within seconds of opening them, ends the transport
+   * (onclose): its session cannot hear the server.
+   */
+  listen(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.closed) return reject(new Error('Not connected'));
+      const headers: Record<string, string> = { ...this.options.headers, accept: 'text/event-stream' };
+      if (this.sessionId) headers['mcp-session-id'] = this.sessionId;
+      if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
+      const req = this.request(this.url, { method: 'GET', headers, agent: this.agent }, (res) => {
+        const status = res.statusCode ?? 0;
+        const type = String(res.headers['content-type'] ?? '');
+        if (status === 405) {
+          res.resume();
+          return resolve();
+        }
+        if (status !== 200 || !type.includes('text/event-stream')) {
+          res.resume();
+          return reject(new PooledHttpError(status, `Error opening the server's event stream (HTTP ${status}${status === 200 ? `, ${type || 'no content type'}` : ''})`));
+        }
+        resolve();
+        const openedAt = Date.now();
+        this.readEvents(res, undefined, () => this.streamEnded(openedAt));
+      });
+      this.inflight.add(req);
+      req.on('close', () => this.inflight.delete(req));
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  private streamEnded(openedAt: number): void {
+    if (this.closed) return;
+    this.shortStreams = Date.now() - openedAt < SHORT_STREAM_MS ? this.shortStreams + 1 : 0;
+    if (this.shortStreams >= STREAM_RETRIES) {
+      this.onerror?.(new Error(`the server ended its event stream ${STREAM_RETRIES} times in a row`));
+      void this.close();
+      return;
+    }
+    setTimeout(() => {
+      if (this.closed) return;
+      this.listen().catch((err: Error) => {
+        this.onerror?.(err);
+        void this.close();
+      });
+    }, STREAM_REOPEN_MS).unref();
+  }
+
   /** Counts the answer's bytes against the budget as they arrive, and cuts it off once the budget is spent. */
   private count(res: IncomingMessage): void {
     const budget = this.options.budget;
@@ -174,7 +236,7 @@ export class PooledHttpTransport implements Transport {
    * Reads an answer stream event by event. A stream that ends or breaks before answering its request is
    * answered for it with a "connection closed" error, so the call fails now rather than at its timeout.
    */
-  private readEvents(res: IncomingMessage, requestId: RequestId | undefined): void {
+  private readEvents(res: IncomingMessage, requestId: RequestId | undefined, onEnd?: () => void): void {
     let buffer = '';
     let answered = requestId === undefined;
     const dispatch = (block: string) => {
@@ -233,7 +295,10 @@ export class PooledHttpTransport implements Transport {
     });
     res.on('error', (err) => this.onerror?.(err));
     // Closed without an end: the connection broke in the middle of the stream.
-    res.on('close', () => later(unanswered));
+    res.on('close', () => {
+      later(unanswered);
+      if (onEnd) later(onEnd);
+    });
   }
 
   /** Ends the session on the server (DELETE), as the transport asks of clients that are done. */
