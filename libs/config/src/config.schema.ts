@@ -62,6 +62,8 @@ export const envSchema = z.object({
   PORT: int(0, 65535).optional(),
   HOST: z.string().trim().min(1).optional(),
   DATABASE_URL: postgresUrl.optional(),
+  /** Hot statements are prepared once per connection; false behind a proxy that cannot keep them (old PgBouncer). */
+  DATABASE_PREPARED_STATEMENTS: bool.optional(),
   REDIS_URL: redisUrl.optional(),
   DATA_DIR: z.string().trim().min(1).optional(),
   ADMIN_API_KEY: z.string().trim().min(24, 'must be at least 24 characters').optional(),

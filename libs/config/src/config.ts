@@ -26,6 +26,8 @@ export interface AppConfig {
   host: string;
   /** Unset: the embedded PostgreSQL under dataDir. */
   databaseUrl?: string;
+  /** The hot statements (a discovery's claim and result) are prepared once per connection (never on the embedded database). */
+  databasePreparedStatements: boolean;
   /** Unset: the queue lives in PostgreSQL. */
   redisUrl?: string;
   dataDir: string;
@@ -173,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     port: e.PORT ?? 3000,
     host: e.HOST ?? '127.0.0.1',
     databaseUrl: e.DATABASE_URL,
+    databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS ?? true,
     redisUrl: e.REDIS_URL,
     dataDir,
     adminApiKey,

@@ -10,12 +10,12 @@ export interface DatabaseClients {
 }
 
 /** Creates the process's one pool, with the Prisma client (pg driver adapter) and plain SQL on it. */
-export function createDatabaseClients(connectionString: string, poolSize = 10): DatabaseClients {
+export function createDatabaseClients(connectionString: string, poolSize = 10, preparedStatements = false): DatabaseClients {
   const pool = new Pool({ connectionString, max: poolSize });
   // A connection that breaks while idle is dropped by the pool; the next query opens a new one.
   pool.on('error', () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  return { prisma, sql: new Sql(pool) };
+  return { prisma, sql: new Sql(pool, preparedStatements) };
 }
 
 /** Creates a Prisma client on a pool of its own. */

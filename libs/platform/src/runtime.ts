@@ -74,7 +74,7 @@ export async function startRuntime(role: Role, config: AppConfig, logger = creat
       await c.query('SET search_path TO bullmq, public');
       await c.end();
     }
-    const { prisma, sql } = createDatabaseClients(databaseUrl, embedded ? 4 : 10);
+    const { prisma, sql } = createDatabaseClients(databaseUrl, embedded ? 4 : 10, !embedded && config.databasePreparedStatements);
     const metrics = new Metrics();
     const connected = queue;
     return {

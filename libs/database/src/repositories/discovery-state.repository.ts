@@ -130,6 +130,7 @@ export class DiscoveryStateRepository {
          SELECT $5::uuid, id, $6, $7 FROM claimed)
        SELECT ${SERVER_COLUMNS}, now()::timestamptz(3) AS "claimedAt" FROM claimed`,
       [id, owner, leaseMs / 1000, run.orphanedRun, runId, run.trigger, run.attempt],
+      'discovery.claim',
     );
     if (taken.length === 1) {
       const row = taken[0];
@@ -262,6 +263,7 @@ export class DiscoveryStateRepository {
         result.stderr,
         result.runId,
       ],
+      'discovery.succeed',
     );
     const [row] = rows;
     if (row?.recorded) return { status: 'recorded', changes: { added: row.added, removed: row.removed, changed: row.changed }, discoveredAt: row.discoveredAt };
@@ -355,6 +357,7 @@ export class DiscoveryStateRepository {
         WHERE id = $1::uuid AND enabled AND status = 'DISCOVERING'
           AND discovery_lease_owner IS NULL AND discovery_requested_at > $2`,
       [id, since],
+      'discovery.asked-again',
     );
     return rows.length > 0;
   }
