@@ -1,7 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient } from './generated/prisma/client';
-import { Sql } from './sql';
+import { PreparedStatements, Sql } from './sql';
 
 export interface DatabaseClients {
   prisma: PrismaClient;
@@ -10,7 +10,7 @@ export interface DatabaseClients {
 }
 
 /** Creates the process's one pool, with the Prisma client (pg driver adapter) and plain SQL on it. */
-export function createDatabaseClients(connectionString: string, poolSize = 10, preparedStatements = false): DatabaseClients {
+export function createDatabaseClients(connectionString: string, poolSize = 10, preparedStatements: PreparedStatements = 'off'): DatabaseClients {
   const pool = new Pool({ connectionString, max: poolSize });
   // A connection that breaks while idle is dropped by the pool; the next query opens a new one.
   pool.on('error', () => undefined);

@@ -1,26 +1,46 @@
-import { Pool, QueryResultRow } from 'pg';
+import { Pool, PoolClient, QueryResultRow } from 'pg';
+
+/**
+ * How statements given a name are prepared: not at all; once per connection (PostgreSQL); or, on the
+ * embedded database whose connections share one session, once per pool client under a name of that client's
+ * own (two clients preparing the same name in one session would collide).
+ */
+export type PreparedStatements = 'off' | 'per-connection' | 'shared-session';
 
 /**
  * Plain SQL on the pool that Prisma's adapter uses too: for the few hot
  * statements (a discovery's claim and result, the catalog's reads) where one
  * hand-written statement replaces several ORM round trips.
  *
- * A statement given a name is prepared once per connection and then only
- * executed: PostgreSQL neither parses nor plans it again, which is most of
- * what the short ones cost (a discovery's claim costs half as much). Names
- * are used only when `prepared` is set: never on the embedded database (its
- * connections share one session), and not behind a pooling proxy that cannot
- * keep prepared statements (DATABASE_PREPARED_STATEMENTS=false).
+ * A statement given a name is prepared once and then only executed:
+ * PostgreSQL neither parses nor plans it again, which is most of what the
+ * short ones cost (a discovery's claim costs half as much). Not behind a
+ * pooling proxy that cannot keep prepared statements
+ * (DATABASE_PREPARED_STATEMENTS=false).
  */
 export class Sql {
+  private readonly clientIds = new WeakMap<PoolClient, number>();
+  private nextClientId = 1;
+
   constructor(
     readonly pool: Pool,
-    readonly prepared = false,
+    readonly prepared: PreparedStatements = 'off',
   ) {}
 
   /** `name`: the statement's name when prepared, one per text (`discovery.claim`, say). */
   async query<T extends QueryResultRow>(text: string, values: unknown[] = [], name?: string): Promise<T[]> {
-    const result = name && this.prepared ? await this.pool.query<T>({ name, text, values }) : await this.pool.query<T>(text, values);
-    return result.rows;
+    if (!name || this.prepared === 'off') return (await this.pool.query<T>(text, values)).rows;
+    if (this.prepared === 'per-connection') return (await this.pool.query<T>({ name, text, values })).rows;
+    const client = await this.pool.connect();
+    try {
+      let id = this.clientIds.get(client);
+      if (id === undefined) {
+        id = this.nextClientId++;
+        this.clientIds.set(client, id);
+      }
+      return (await client.query<T>({ name: `${name}#${id}`, text, values })).rows;
+    } finally {
+      client.release();
+    }
   }
 }

@@ -74,7 +74,8 @@ export async function startRuntime(role: Role, config: AppConfig, logger = creat
       await c.query('SET search_path TO bullmq, public');
       await c.end();
     }
-    const { prisma, sql } = createDatabaseClients(databaseUrl, embedded ? 4 : 10, !embedded && config.databasePreparedStatements);
+    const prepared = !config.databasePreparedStatements ? 'off' : embedded ? 'shared-session' : 'per-connection';
+    const { prisma, sql } = createDatabaseClients(databaseUrl, embedded ? 4 : 10, prepared);
     const metrics = new Metrics();
     const connected = queue;
     return {
