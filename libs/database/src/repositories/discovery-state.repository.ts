@@ -11,6 +11,15 @@ import { SERVER_COLUMNS, toServerRecord } from './server.mapper';
 import { StoredCredentials } from './server.repository';
 import { StoredTool, ToolChanges, ToolRepository } from './tool.repository';
 
+/**
+ * A select-list item that lets the statement's own transaction commit without waiting for the disk
+ * (synchronous_commit off, for that transaction only; a proxy pooling transactions keeps it to them). For the
+ * discovery's claim and result only: what they write is found again by discovering again, so a database crash
+ * that loses the last fraction of a second of them costs a re-discovery at the next sweep and nothing else.
+ * Other sessions see the write at commit, as always: readers are not affected.
+ */
+const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true) AS "asyncCommit"`;
+
 /** A server with the stored secret material its connection needs: for the discovery worker only. */
 export interface DiscoverySubject {
   server: ServerRecord;
@@ -128,7 +137,7 @@ export class DiscoveryStateRepository {
        opened AS (
          INSERT INTO discovery_runs (id, server_id, trigger, attempt)
          SELECT $5::uuid, id, $6, $7 FROM claimed)
-       SELECT ${SERVER_COLUMNS}, now()::timestamptz(3) AS "claimedAt" FROM claimed`,
+       SELECT ${SERVER_COLUMNS}, now()::timestamptz(3) AS "claimedAt", ${ASYNC_COMMIT} FROM claimed`,
       [id, owner, leaseMs / 1000, run.orphanedRun, runId, run.trigger, run.attempt],
       'discovery.claim',
     );
@@ -235,7 +244,7 @@ export class DiscoveryStateRepository {
           WHERE r.id = $24::uuid AND r.outcome = 'RUNNING' AND EXISTS (SELECT 1 FROM gate))
        SELECT EXISTS (SELECT 1 FROM gate) AS recorded, c.added, c.removed, c.changed,
               (SELECT last_discovered_at FROM gate) AS "discoveredAt",
-              (SELECT count(*) FROM upserted) + (SELECT count(*) FROM deleted) AS written
+              (SELECT count(*) FROM upserted) + (SELECT count(*) FROM deleted) AS written, ${ASYNC_COMMIT}
          FROM changes c`,
       [
         id,
