@@ -1,7 +1,9 @@
 'use strict';
 // Section 4, tool call overhead: the fixture's `echo` tool called directly with the SDK, through the
 // registry's /mcp endpoint (call_tool) and through POST /api/v1/llm/mcp-call-tool, one call at a time,
-// interleaved so that drift hits all three alike; every session is opened once and reused.
+// interleaved so that drift hits them alike; every session is opened once and reused. Beside them, call_tool
+// through /mcp from the REST call's plain HTTP client (results.json only): the endpoint's own cost, apart from
+// the SDK client's.
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
 const { log, sleep, ms, summarize, round } = require('../lib/util');
@@ -65,12 +67,31 @@ async function run(ctx, seeded) {
   } else {
     paths.rpcMissing = `POST /api/v1/llm/mcp-call-tool answered ${rpcProbe.status}: ${rpcProbe.text.slice(0, 160)}`;
   }
+  // The same call_tool through /mcp as one JSON-RPC POST of a plain HTTP client (the REST path's client): tells the
+  // endpoint's own cost from the SDK client's.
+  const plainCall = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'call_tool', arguments: { serverId: target.id, toolName: 'echo', arguments: { text } } } };
+  const mcpPlain = async () => {
+    const res = await platform.http.pool.request({
+      method: 'POST',
+      path: '/mcp',
+      headers: { authorization: `Bearer ${seeded.tenantKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(plainCall),
+    });
+    const body = await res.body.text();
+    if (res.statusCode !== 200 || !body.includes(text)) throw new Error(`/mcp answered ${res.statusCode}: ${body.slice(0, 200)}`);
+  };
+  try {
+    await mcpPlain();
+    paths.mcpPlain = mcpPlain;
+  } catch (err) {
+    paths.mcpPlainMissing = err.message.split('\n')[0];
+  }
   paths.direct = async () => {
     const res = await direct.callTool({ name: 'echo', arguments: { text } });
     if (textOf(res) !== text) throw new Error('the direct call did not echo');
   };
 
-  const order = ['direct', 'mcp', 'rpc'].filter((k) => paths[k]);
+  const order = ['direct', 'mcp', 'rpc', 'mcpPlain'].filter((k) => paths[k]);
   log(`call overhead: ${iterations} calls each of ${order.join(', ')}`);
   const samples = Object.fromEntries(order.map((k) => [k, []]));
   try {
@@ -93,8 +114,11 @@ async function run(ctx, seeded) {
     direct: stats.direct,
     mcp: stats.mcp ?? { notAvailable: paths.mcpMissing },
     rpc: stats.rpc ?? { notAvailable: paths.rpcMissing },
+    mcpPlain: stats.mcpPlain ?? { notAvailable: paths.mcpPlainMissing },
     addedMcp: added('mcp'),
     addedRpc: added('rpc'),
+    // Against the REST call (same client): what answering through the MCP endpoint costs beyond mcp-call-tool.
+    mcpPlainOverRpcMs: stats.mcpPlain && stats.rpc ? { p50: round(stats.mcpPlain.p50 - stats.rpc.p50), p99: round(stats.mcpPlain.p99 - stats.rpc.p99) } : null,
   };
 }
 
