@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // One load run with autocannon, in a process of its own so that the load generator shares no event loop with
 // the process under test or the bench. Argument: JSON {url, method, headers, bodies?, paths?, connections,
-// duration, warmup}. Each connection cycles through `bodies` (or `paths`), so that successive requests ask for
-// different things. Prints JSON {rps, p50, p90, p99, max, requests, non2xx, errors, timeouts}.
+// duration, warmup, cpuPid?}. Each connection cycles through `bodies` (or `paths`), so that successive requests ask
+// for different things. Prints JSON {rps, p50, p90, p99, max, requests, non2xx, errors, timeouts}, and the CPU of
+// the process `cpuPid` during the timed run {cpuMs, cpuUsPerRequest} where /proc tells it.
 'use strict';
 const autocannon = require('autocannon');
+const { cpuMsOf } = require('../lib/cpu');
 
 const opts = JSON.parse(process.argv[2]);
 
@@ -17,18 +19,6 @@ function requestList() {
   if (opts.bodies && opts.bodies.length) return opts.bodies.map((body) => ({ body }));
   if (opts.paths && opts.paths.length) return opts.paths.map((path) => ({ path }));
   return undefined;
-}
-
-/** User and system CPU of a process so far, in ms (Linux /proc), or null where it cannot be read. */
-function cpuMsOf(pid) {
-  if (!pid) return null;
-  try {
-    const fields = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
-  } catch {
-    return null;
-  }
 }
 
 /** One run: for `duration` seconds, or (`amount`) until that many requests were answered. */

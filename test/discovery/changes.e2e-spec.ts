@@ -1,8 +1,8 @@
 import { DiscoveryStateRepository } from '@app/database';
+import { ORPHANED_RUN } from '@app/discovery';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ORPHANED_RUN } from '@app/discovery';
 import { DiscoveryProcessor } from '../../apps/worker/src/discovery.processor';
 import { Fixture, slowToolsList, stdioFixture } from '../fixtures/hostile-servers';
 import { MutableServer, startMutableServer } from '../fixtures/reference-servers';

@@ -23,20 +23,18 @@ describe('registering several servers at once (POST /api/v1/servers/batch)', () 
     await Promise.all([everything?.close(), paged?.close()]);
   });
 
+  /** POST /api/v1/servers/batch with these registrations, by the admin unless a key is given. */
+  const batch = (servers: Record<string, unknown>[], key?: string) => t.request('POST', '/api/v1/servers/batch', { key, body: { servers } });
   const count = async (namePrefix: string) => t.runtime.prisma.server.count({ where: { name: { startsWith: namePrefix } } });
   const audits = async (ids: string[]) => t.runtime.prisma.auditEvent.count({ where: { action: 'server.create', resourceId: { in: ids } } });
 
   it('registers every server in the order given, queues each discovery, audits each, and they are all discovered', async () => {
     const token = secrets.secret('batch-bearer');
-    const res = await t.request('POST', '/api/v1/servers/batch', {
-      body: {
-        servers: [
-          { name: 'batch-everything', transport: 'streamable-http', url: everything.url, credentials: { bearerToken: token } },
-          { name: 'batch-paged', transport: 'streamable-http', url: paged.url, metadata: { team: 'search' } },
-          { name: 'batch-off', transport: 'streamable-http', url: paged.url, enabled: false },
-        ],
-      },
-    });
+    const res = await batch([
+      { name: 'batch-everything', transport: 'streamable-http', url: everything.url, credentials: { bearerToken: token } },
+      { name: 'batch-paged', transport: 'streamable-http', url: paged.url, metadata: { team: 'search' } },
+      { name: 'batch-off', transport: 'streamable-http', url: paged.url, enabled: false },
+    ]);
     expect(res.status).toBe(201);
     const servers = res.body.servers as { id: string; name: string; status: string; kind: string; hasCredentials: boolean }[];
     expect(servers.map((s) => s.name)).toEqual(['batch-everything', 'batch-paged', 'batch-off']);
@@ -62,30 +60,22 @@ describe('registering several servers at once (POST /api/v1/servers/batch)', () 
   });
 
   it('is all or nothing: one bad item is named and nothing is registered', async () => {
-    const res = await t.request('POST', '/api/v1/servers/batch', {
-      body: {
-        servers: [
-          { name: 'aon-1', transport: 'streamable-http', url: 'https://one.example.com/mcp' },
-          { name: 'aon-2', transport: 'streamable-http', url: 'ftp://two.example.com' },
-          { name: 'aon-3', transport: 'stdio' },
-        ],
-      },
-    });
+    const res = await batch([
+      { name: 'aon-1', transport: 'streamable-http', url: 'https://one.example.com/mcp' },
+      { name: 'aon-2', transport: 'streamable-http', url: 'ftp://two.example.com' },
+      { name: 'aon-3', transport: 'stdio' },
+    ]);
     expectProblem(res, 400);
     expect(fields(res.body)).toEqual(expect.arrayContaining(['servers.1.url']));
     expect(await count('aon-')).toBe(0);
   });
 
   it('refuses a name given twice for the same owner, and a name already taken, registering nothing', async () => {
-    const twice = await t.request('POST', '/api/v1/servers/batch', {
-      body: {
-        servers: [
-          { name: 'dup-a', transport: 'streamable-http', url: 'https://a.example.com/mcp' },
-          { name: 'dup-b', transport: 'streamable-http', url: 'https://b.example.com/mcp' },
-          { name: 'dup-a', transport: 'sse', url: 'https://c.example.com/sse' },
-        ],
-      },
-    });
+    const twice = await batch([
+      { name: 'dup-a', transport: 'streamable-http', url: 'https://a.example.com/mcp' },
+      { name: 'dup-b', transport: 'streamable-http', url: 'https://b.example.com/mcp' },
+      { name: 'dup-a', transport: 'sse', url: 'https://c.example.com/sse' },
+    ]);
     expectProblem(twice, 400);
     expect(fields(twice.body)).toEqual(['servers.2.name']);
     expect(twice.body.detail).toContain('servers.0');
@@ -93,61 +83,40 @@ describe('registering several servers at once (POST /api/v1/servers/batch)', () 
 
     const one = await t.request('POST', '/api/v1/servers', { body: { name: 'taken-1', transport: 'streamable-http', url: 'https://t.example.com/mcp', enabled: false } });
     expect(one.status).toBe(201);
-    const taken = await t.request('POST', '/api/v1/servers/batch', {
-      body: {
-        servers: [
-          { name: 'taken-0', transport: 'streamable-http', url: 'https://t0.example.com/mcp', enabled: false },
-          { name: 'taken-1', transport: 'streamable-http', url: 'https://t1.example.com/mcp', enabled: false },
-        ],
-      },
-    });
+    const taken = await batch([
+      { name: 'taken-0', transport: 'streamable-http', url: 'https://t0.example.com/mcp', enabled: false },
+      { name: 'taken-1', transport: 'streamable-http', url: 'https://t1.example.com/mcp', enabled: false },
+    ]);
     expectProblem(taken, 409);
     expect(taken.body.detail).toContain('"taken-1"');
     expect(await count('taken-')).toBe(1);
   });
 
   it('holds a tenant to its own rules: CUSTOM remote servers only, names its own, the refusal naming the item', async () => {
-    const mine = await t.request('POST', '/api/v1/servers/batch', {
-      key: a.key,
-      body: {
-        servers: [
-          { name: 'shared-name', transport: 'streamable-http', url: 'https://x.example.com/mcp', enabled: false },
-          { name: 'tenant-2', transport: 'sse', url: 'https://y.example.com/sse', enabled: false },
-        ],
-      },
-    });
+    const mine = await batch([
+      { name: 'shared-name', transport: 'streamable-http', url: 'https://x.example.com/mcp', enabled: false },
+      { name: 'tenant-2', transport: 'sse', url: 'https://y.example.com/sse', enabled: false },
+    ], a.key);
     expect(mine.status).toBe(201);
     expect(mine.body.servers.map((s: { kind: string; tenantId: string }) => [s.kind, s.tenantId])).toEqual([
       ['MCP_SERVER_KIND_CUSTOM', a.tenantId],
       ['MCP_SERVER_KIND_CUSTOM', a.tenantId],
     ]);
     // The same name for another owner (the platform) is not a conflict.
-    const platform = await t.request('POST', '/api/v1/servers/batch', {
-      body: { servers: [{ name: 'shared-name', transport: 'streamable-http', url: 'https://x.example.com/mcp', enabled: false }] },
-    });
+    const platform = await batch([{ name: 'shared-name', transport: 'streamable-http', url: 'https://x.example.com/mcp', enabled: false }]);
     expect(platform.status).toBe(201);
 
-    const builtIn = await t.request('POST', '/api/v1/servers/batch', {
-      key: a.key,
-      body: {
-        servers: [
-          { name: 'ok-1', transport: 'streamable-http', url: 'https://z.example.com/mcp' },
-          { name: 'not-mine', kind: 'MCP_SERVER_KIND_BUILT_IN', transport: 'streamable-http', url: 'https://z.example.com/mcp' },
-        ],
-      },
-    });
+    const builtIn = await batch([
+      { name: 'ok-1', transport: 'streamable-http', url: 'https://z.example.com/mcp' },
+      { name: 'not-mine', kind: 'MCP_SERVER_KIND_BUILT_IN', transport: 'streamable-http', url: 'https://z.example.com/mcp' },
+    ], a.key);
     expectProblem(builtIn, 403);
     expect(builtIn.body.detail).toMatch(/^servers\.1: /);
-    const local = await t.request('POST', '/api/v1/servers/batch', {
-      key: a.key,
-      body: {
-        servers: [
-          { name: 'local-ok', transport: 'streamable-http', url: 'https://ok.example.com/mcp' },
-          { name: 'local', transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp' },
-          { name: 'local-2', transport: 'sse', url: 'http://127.0.0.1:9/sse' },
-        ],
-      },
-    });
+    const local = await batch([
+      { name: 'local-ok', transport: 'streamable-http', url: 'https://ok.example.com/mcp' },
+      { name: 'local', transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp' },
+      { name: 'local-2', transport: 'sse', url: 'http://127.0.0.1:9/sse' },
+    ], a.key);
     expectProblem(local, 400);
     expect(fields(local.body)).toEqual(['servers.1.url']);
     expect(await count('local-ok')).toBe(0);
@@ -173,39 +142,26 @@ describe('registering several servers at once (POST /api/v1/servers/batch)', () 
 
   it("keeps owners apart: a tenant cannot name a tenant, the admin's tenantId must exist and fit the kind", async () => {
     const b = await makeTenant(t);
-    const other = await t.request('POST', '/api/v1/servers/batch', {
-      key: a.key,
-      body: { servers: [{ name: 'theirs', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId }] },
-    });
+    const other = await batch([{ name: 'theirs', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId }], a.key);
     expectProblem(other, 403);
     expect(other.body.detail).toMatch(/^servers\.0: /);
-    const unknown = await t.request('POST', '/api/v1/servers/batch', {
-      body: {
-        servers: [
-          { name: 'for-b', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId, enabled: false },
-          { name: 'for-nobody', transport: 'sse', url: 'https://o.example.com/sse', tenantId: '00000000-0000-4000-8000-000000000000' },
-        ],
-      },
-    });
+    const unknown = await batch([
+      { name: 'for-b', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId, enabled: false },
+      { name: 'for-nobody', transport: 'sse', url: 'https://o.example.com/sse', tenantId: '00000000-0000-4000-8000-000000000000' },
+    ]);
     expectProblem(unknown, 400);
     expect(fields(unknown.body)).toEqual(['servers.1.tenantId']);
-    const builtIn = await t.request('POST', '/api/v1/servers/batch', {
-      body: { servers: [{ name: 'platform-for-b', kind: 'MCP_SERVER_KIND_BUILT_IN', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId }] },
-    });
+    const builtIn = await batch([{ name: 'platform-for-b', kind: 'MCP_SERVER_KIND_BUILT_IN', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId }]);
     expectProblem(builtIn, 400);
     expect(fields(builtIn.body)).toEqual(['servers.0.tenantId']);
     expect(await count('for-')).toBe(0);
     expect(await count('theirs')).toBe(0);
 
     // The admin registering for b: b's own servers, whatever case the id is written in (names stay unique per owner).
-    const forB = await t.request('POST', '/api/v1/servers/batch', {
-      body: { servers: [{ name: 'for-b', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId, enabled: false }] },
-    });
+    const forB = await batch([{ name: 'for-b', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId, enabled: false }]);
     expect(forB.status).toBe(201);
     expect(forB.body.servers[0]).toMatchObject({ kind: 'MCP_SERVER_KIND_CUSTOM', tenantId: b.tenantId });
-    const again = await t.request('POST', '/api/v1/servers/batch', {
-      body: { servers: [{ name: 'for-b', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId.toUpperCase(), enabled: false }] },
-    });
+    const again = await batch([{ name: 'for-b', transport: 'sse', url: 'https://o.example.com/sse', tenantId: b.tenantId.toUpperCase(), enabled: false }]);
     expectProblem(again, 409);
     const seenByB = await t.request('GET', '/api/v1/servers?q=for-b', { key: b.key });
     expect(seenByB.body.servers.map((x: { name: string }) => x.name)).toEqual(['for-b']);
@@ -219,14 +175,10 @@ describe('registering several servers at once (POST /api/v1/servers/batch)', () 
       BEGIN IF NEW.detail->>'name' = 'unaudited-2' THEN RAISE EXCEPTION 'audit refused'; END IF; RETURN NEW; END $$`);
     await prisma.$executeRawUnsafe(`CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION refuse_audit()`);
     try {
-      const res = await t.request('POST', '/api/v1/servers/batch', {
-        body: {
-          servers: [
-            { name: 'unaudited-1', transport: 'streamable-http', url: 'https://u.example.com/mcp', enabled: false },
-            { name: 'unaudited-2', transport: 'streamable-http', url: 'https://u.example.com/mcp', enabled: false },
-          ],
-        },
-      });
+      const res = await batch([
+        { name: 'unaudited-1', transport: 'streamable-http', url: 'https://u.example.com/mcp', enabled: false },
+        { name: 'unaudited-2', transport: 'streamable-http', url: 'https://u.example.com/mcp', enabled: false },
+      ]);
       expectProblem(res, 500);
       expect(await count('unaudited-')).toBe(0);
       const one = await t.request('POST', '/api/v1/servers', { body: { name: 'unaudited-2', transport: 'streamable-http', url: 'https://u.example.com/mcp', enabled: false } });

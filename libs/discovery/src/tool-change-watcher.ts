@@ -78,37 +78,26 @@ export class ToolChangeWatcher implements OnModuleDestroy {
   }
 
   /**
-   * Starts watching a server unless it is watched already (with the same
-   * registration) or the bound is reached. Never throws.
-   */
-  watch(server: ServerRecord, credentials: StoredCredentials, discoveredAt?: Date): void {
-    this.start(server, credentials, discoveredAt);
-  }
-
-  /**
    * Starts watching a server on a session its discovery has open already, instead of opening another (one
-   * connection, and for stdio one process, fewer). Returns whether the watcher took the session: when it did
-   * not (the server is watched already, the bound is reached, the session cannot hear the server), the
+   * connection, and for stdio one process, fewer); a session that cannot hear the server is left to its caller
+   * and the watcher opens one of its own. Does nothing when the server is watched already (with the same
+   * registration) or the bound is reached. Returns whether the watcher took the session: when it did not, the
    * caller closes it. Never throws.
    */
   adopt(server: ServerRecord, credentials: StoredCredentials, discoveredAt: Date | undefined, session: McpSession): boolean {
-    return this.start(server, credentials, discoveredAt, session) === 'adopted';
-  }
-
-  private start(server: ServerRecord, credentials: StoredCredentials, discoveredAt?: Date, session?: McpSession): 'adopted' | 'opening' | 'not watched' {
-    if (this.stopped) return 'not watched';
+    if (this.stopped) return false;
     const fingerprint = createHash('sha256')
       .update(JSON.stringify([server.transport, server.url, server.command, server.args, server.env, server.headers, credentials]))
       .digest('hex');
     const current = this.watches.get(server.id);
     if (current?.fingerprint === fingerprint) {
       current.discoveredAt = discoveredAt ?? current.discoveredAt;
-      return 'not watched';
+      return false;
     }
     if (current) this.drop(current);
     if (this.watches.size >= this.limits.maxSessions) {
       this.runtime.logger.debug({ serverId: server.id, max: this.limits.maxSessions }, 'tool change watch not opened: the bound is reached');
-      return 'not watched';
+      return false;
     }
     const watch: Watch = { serverId: server.id, fingerprint, stop: new AbortController(), openedAt: Date.now(), discoveredAt };
     this.watches.set(server.id, watch);
@@ -116,12 +105,12 @@ export class ToolChangeWatcher implements OnModuleDestroy {
       this.runtime.logger.debug({ serverId: server.id, err: (err as Error).message }, 'tool change watch could not be opened');
       this.drop(watch);
     };
-    if (session?.canListen) {
+    if (session.canListen) {
       this.listen(watch, session).catch(failed);
-      return 'adopted';
+      return true;
     }
     this.open(watch, server, credentials).catch(failed);
-    return 'opening';
+    return false;
   }
 
   unwatch(serverId: string): void {

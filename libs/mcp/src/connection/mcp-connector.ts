@@ -14,7 +14,7 @@ import { ByteBudget, countingFetch, FetchLike } from './byte-budget';
 import { classifyError, embeddedJsonRpcError, redactor } from './classify-error';
 import { ConnectionTarget, HttpTarget, InProcessTarget, StdioTarget } from './connection-target';
 import { McpFailure, McpFailureCode } from './mcp-failure';
-import { LegacySession, McpSession, ModernSession, SessionTransport } from './mcp-session';
+import { LegacySession, McpSession, ModernSession, SessionParts, SessionTransport } from './mcp-session';
 
 export interface ConnectOptions {
   /** Ends the connection attempt (the discovery's deadline, or shutdown). Its reason should be a McpFailure. */
@@ -234,7 +234,7 @@ export class McpConnector {
       if (inner.sessionId && inner.terminateSession) await Promise.race([inner.terminateSession().catch(() => undefined), sleep(1000)]);
     };
     // A transport that opens the standalone stream on demand lets the session listen later (the change watcher).
-    const listen = 'listen' in inner && typeof inner.listen === 'function' ? () => (inner.listen as () => Promise<void>)() : undefined;
+    const listen = (inner as { listen?: () => Promise<void> }).listen?.bind(inner);
     return this.connectLegacy(kind, inner, options, {
       beforeClose: terminate,
       openServerStream: listen,
@@ -246,13 +246,7 @@ export class McpConnector {
     kind: SessionTransport,
     inner: Transport,
     options: ConnectOptions,
-    extra: {
-      child?: ChildProcessTransport;
-      dispose?: () => Promise<void>;
-      beforeClose?: () => Promise<void>;
-      openServerStream?: () => Promise<void>;
-      canListen?: boolean;
-    },
+    extra: { child?: ChildProcessTransport } & Pick<SessionParts, 'dispose' | 'beforeClose' | 'openServerStream' | 'canListen'>,
   ): Promise<LegacySession> {
     const tap = new TapTransport(inner);
     const client = new LegacyClient(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: lazyValidator() });
