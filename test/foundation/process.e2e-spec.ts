@@ -210,17 +210,7 @@ describe('a stop asked for while the process is still starting', () => {
     // well before it is ready: it still has to migrate and build the application. A fixed delay can fall
     // before node has even reached the program's first line on a loaded machine.
     await p.waitFor(/embedded PostgreSQL started/, 45_000);
-    p.child.kill('SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    const exit = await Promise.race([
-      p.exited,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          p.kill();
-          reject(new Error('the process did not stop within 60 s of SIGTERM'));
-        }, 60_000);
-      }),
-    ]).finally(() => clearTimeout(timer));
+    const exit = await p.stop(60_000);
     expect([exit.code, exit.signal]).toEqual([0, null]);
     expect(p.stderr()).toContain('SIGTERM while starting: stopping once started');
     expect(p.stdout()).toMatch(/"msg":"stopped"/);
