@@ -207,6 +207,11 @@ async function platformRound(ctx, cfg, attempt) {
   }
 }
 
+/** Discoveries at once for a configuration: DISCOVERY_CONCURRENCY per worker (the embedded default has one). */
+function concurrencyOf(cfg) {
+  return cfg.mode === 'embedded' ? CONCURRENCY_PER_WORKER : CONCURRENCY_PER_WORKER * cfg.workers;
+}
+
 /**
  * The floor and the platform, each measured twice in a full run (floor, platform, floor, platform) and once in a
  * quick one. The machine is shared and its speed moves within a run: each side keeps its better run, so that
@@ -214,7 +219,7 @@ async function platformRound(ctx, cfg, attempt) {
  * miss whatever the other run did.
  */
 async function runConfig(ctx, cfg) {
-  const concurrency = cfg.mode === 'embedded' ? CONCURRENCY_PER_WORKER : CONCURRENCY_PER_WORKER * cfg.workers;
+  const concurrency = concurrencyOf(cfg);
   const rounds = ctx.quick ? 1 : 2;
   const floors = [];
   const platforms = [];
@@ -266,7 +271,7 @@ async function run(ctx) {
       runs.push(await runConfig(ctx, cfg));
     } catch (err) {
       log(`discovery [${cfg.label}] failed: ${err.message}`);
-      const concurrency = cfg.mode === 'embedded' ? CONCURRENCY_PER_WORKER : CONCURRENCY_PER_WORKER * cfg.workers;
+      const concurrency = concurrencyOf(cfg);
       runs.push({ ...cfg, concurrency, notAvailable: `failed: ${err.message.split('\n')[0]}` });
     }
   }
