@@ -1,5 +1,6 @@
 'use strict';
-// `npm run bench [-- --quick] [--only=discovery,read,search,call,memory] [--no-build] [--keep-logs] [--profile]`
+// `npm run bench [-- --quick] [--only=discovery,read,search,call,memory] [--discovery=embedded,redis] [--no-build]
+//                  [--keep-logs] [--profile]`
 //
 // Starts everything it measures itself: fixture MCP servers in a process of their own, the platform as
 // real processes (api + workers on this machine's PostgreSQL and Redis when they answer, and the embedded
@@ -33,7 +34,7 @@ function sourceTree() {
 }
 
 function parseArgs(argv) {
-  const opts = { quick: false, only: new Set(SECTIONS), build: true, keepLogs: false, profile: false };
+  const opts = { quick: false, only: new Set(SECTIONS), build: true, keepLogs: false, profile: false, discoveryModes: null };
   for (const a of argv) {
     if (a === '--quick') opts.quick = true;
     else if (a === '--no-build') opts.build = false;
@@ -43,9 +44,15 @@ function parseArgs(argv) {
       const names = a.slice(7).split(',').filter(Boolean);
       for (const n of names) if (!SECTIONS.includes(n)) throw new Error(`--only: unknown section ${n} (one of ${SECTIONS.join(', ')})`);
       opts.only = new Set(names);
+    } else if (a.startsWith('--discovery=')) {
+      const modes = a.slice(12).split(',').filter(Boolean);
+      for (const m of modes) if (!discovery.MODES.includes(m)) throw new Error(`--discovery: unknown mode ${m} (one of ${discovery.MODES.join(', ')})`);
+      opts.discoveryModes = new Set(modes);
     } else if (a === '--help' || a === '-h') {
       process.stdout.write(
-        'npm run bench [-- --quick] [--only=discovery,read,search,call,memory] [--no-build] [--keep-logs] [--profile]\n' +
+        'npm run bench [-- --quick] [--only=discovery,read,search,call,memory] [--discovery=embedded,redis] [--no-build] [--keep-logs] [--profile]\n' +
+          '  --discovery  runs only these discovery configurations: redis (PostgreSQL+Redis, or the PostgreSQL queue\n' +
+          '               when Redis does not answer) and embedded\n' +
           '  --profile  runs the api and worker processes with --cpu-prof; the profiles land in the run directory\n',
       );
       process.exit(0);
@@ -120,6 +127,7 @@ async function main(argv) {
     });
     const ctx = {
       quick: opts.quick,
+      discoveryModes: opts.discoveryModes,
       n,
       logDir,
       stores,

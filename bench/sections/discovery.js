@@ -250,9 +250,15 @@ async function runConfig(ctx, cfg) {
   };
 }
 
+/** What `--discovery=` chooses from: the external stores (Redis, else the PostgreSQL queue) and the embedded default. */
+const MODES = ['redis', 'embedded'];
+
 async function run(ctx) {
   const configs = [];
-  if (ctx.stores.postgres && ctx.stores.redis) {
+  const wanted = (mode) => !ctx.discoveryModes || ctx.discoveryModes.has(mode);
+  if (!wanted('redis')) {
+    // Only the embedded default.
+  } else if (ctx.stores.postgres && ctx.stores.redis) {
     configs.push({ label: 'PostgreSQL+Redis, 1 worker', mode: 'postgresql+redis', workers: 1, registerBy: 'batch' });
     configs.push({ label: 'PostgreSQL+Redis, 2 workers', mode: 'postgresql+redis', workers: 2, registerBy: 'batch' });
     configs.push({ label: 'PostgreSQL+Redis, 1 worker, one POST per server', mode: 'postgresql+redis', workers: 1, registerBy: 'single', informational: true });
@@ -260,7 +266,7 @@ async function run(ctx) {
     configs.push({ label: 'PostgreSQL queue, 1 worker', mode: 'postgresql', workers: 1, registerBy: 'batch' });
     configs.push({ label: 'PostgreSQL queue, 2 workers', mode: 'postgresql', workers: 2, registerBy: 'batch' });
   }
-  configs.push({ label: 'embedded default', mode: 'embedded', workers: 1, registerBy: 'batch' });
+  if (wanted('embedded')) configs.push({ label: 'embedded default', mode: 'embedded', workers: 1, registerBy: 'batch' });
   // The fixture servers answer a first pass slower (their code is not yet compiled to machine code): one untimed
   // pass of the floor first, so that no timed run, floor or platform, is the first.
   log('discovery: warming the fixture servers (untimed)');
@@ -281,4 +287,4 @@ async function run(ctx) {
   return { servers: ctx.n, toolsPerServer: TOOLS_PER_SERVER, concurrencyPerWorker: CONCURRENCY_PER_WORKER, runs, workerSpeedup: speedup, speedupMode: one?.mode ?? null };
 }
 
-module.exports = { run };
+module.exports = { run, MODES };

@@ -1,5 +1,8 @@
+import { Client } from 'pg';
+import { AnswerCache } from '../../apps/api/src/common/answer-cache';
 import { everythingStdio } from '../fixtures/reference-servers';
 import { startTestApp, TestApp } from '../support/app';
+import { waitFor } from '../support/servers';
 
 /**
  * The embedded default (`npm start` with no environment): PGlite behind one
@@ -41,5 +44,29 @@ describe('the embedded default under concurrent load', () => {
     }
     expect(statuses).toEqual(Array(12).fill('MCP_SERVER_CONNECTION_STATUS_CONNECTED'));
     expect(t.logs()).not.toMatch(/portal .* does not exist|"statusCode":500/);
+  }, 90_000);
+
+  it('keeps read answers, and drops one as soon as another connection changes its server', async () => {
+    const cache = t.app.get(AnswerCache);
+    await waitFor('listening for registry changes', async () => cache.active, 10_000, 20);
+    const created = await t.request('POST', '/api/v1/servers', {
+      body: { name: 'kept-embedded', kind: 'MCP_SERVER_KIND_BUILT_IN', transport: 'stdio', ...everythingStdio() },
+    });
+    const id = created.body.id as string;
+    const info = () => t.request('POST', '/api/v1/llm/mcp-get-server-info', { body: { serverId: id } });
+    await waitFor('discovered', async () => (await info()).body.status === 'MCP_SERVER_CONNECTION_STATUS_CONNECTED', 60_000, 100);
+    await info();
+    const hits = cache.stats.hits;
+    expect((await info()).body.version).not.toBe('9.9.9');
+    expect(cache.stats.hits).toBe(hits + 1);
+    // Another connection (as a worker in another process would) changes the server: the kept answer goes.
+    const other = new Client({ connectionString: t.runtime.embedded!.url });
+    await other.connect();
+    try {
+      await other.query(`UPDATE servers SET server_version = '9.9.9' WHERE id = $1`, [id]);
+    } finally {
+      await other.end();
+    }
+    await waitFor('the changed answer', async () => (await info()).body.version === '9.9.9', 5000, 5);
   }, 90_000);
 });

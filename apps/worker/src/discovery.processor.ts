@@ -40,8 +40,6 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
       lockDuration: LOCK_DURATION_MS,
       stalledInterval: STALLED_INTERVAL_MS,
       maxStalledCount: 2,
-      // The embedded database does not deliver NOTIFY between connections, so its worker polls, briefly.
-      ...(this.embeddedQueue ? { drainDelay: 1 } : {}),
     });
     this.worker.on('error', (err) => this.runtime.logger.warn({ err: err.message }, 'discovery worker error'));
     this.worker.on('completed', (job) => void this.ended(job));
@@ -62,13 +60,6 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
   private async keepSchedule(atStart: boolean): Promise<void> {
     if (this.stopping) return;
     try {
-      if (this.embeddedQueue) {
-        // A repeatable job would sit delayed in the queue, and a worker that cannot be woken by NOTIFY
-        // waits for the next delayed job before it looks again: new discoveries would wait for the sweep.
-        // With one process per embedded database, this timer is the schedule.
-        await this.scheduler.sweep();
-        return;
-      }
       const existed = await this.producer.ensureSweepSchedule(this.scheduler.intervalMs);
       if (atStart || !existed) await this.scheduler.sweep();
     } catch (err) {
@@ -95,10 +86,6 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
     }
   }
 
-  /** The queue lives in the embedded database (no DATABASE_URL, no REDIS_URL). */
-  private get embeddedQueue(): boolean {
-    return this.runtime.embedded !== undefined && this.queues.kind === 'postgres';
-  }
 
   async process(job: Job<JobItem['data']>, token?: string): Promise<void> {
     const started = Date.now();

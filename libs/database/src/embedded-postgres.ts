@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { EmbeddedSocketServer } from './embedded-socket-server';
+import { Worker } from 'node:worker_threads';
 
 /** Refused start: another live process owns the embedded database of this DATA_DIR. */
 export class DataDirLockedError extends Error {
@@ -42,14 +41,55 @@ function acquireLock(dataDir: string): string {
 }
 
 /**
+ * Starts the database's thread. From the built files its entry is JavaScript; from the TypeScript sources
+ * (the test runner) the thread compiles each module with swc as it loads it, as the test runner itself does.
+ */
+function startThread(dataDir: string): Worker {
+  const built = join(__dirname, 'embedded-server.thread.js');
+  if (existsSync(built)) return new Worker(built, { workerData: { dataDir } });
+  const source = join(__dirname, 'embedded-server.thread.ts');
+  const bootstrap = `
+    const fs = require('node:fs');
+    const swc = require(${JSON.stringify(require.resolve('@swc/core'))});
+    require.extensions['.ts'] = (module, filename) => {
+      const { code } = swc.transformSync(fs.readFileSync(filename, 'utf8'), {
+        filename,
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+        module: { type: 'commonjs' },
+      });
+      module._compile(code, filename);
+    };
+    require(${JSON.stringify(source)});
+  `;
+  return new Worker(bootstrap, { eval: true, workerData: { dataDir } });
+}
+
+/** The first answer of the thread: the port it serves on, or why it could not. */
+function served(worker: Worker): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const exited = (code: number) => reject(new Error(`the embedded database's thread exited (code ${code}) before it served`));
+    worker.once('error', reject);
+    worker.once('exit', exited);
+    worker.once('message', (m: { port?: number; error?: string }) => {
+      worker.off('error', reject);
+      worker.off('exit', exited);
+      if (m.port !== undefined) resolve(m.port);
+      else reject(new Error(`the embedded database could not start: ${m.error ?? 'no reason given'}`));
+    });
+  });
+}
+
+/**
  * PostgreSQL in WebAssembly (PGlite), file-backed under DATA_DIR, served on a
  * loopback socket so that Prisma's pg adapter and BullMQ's PostgreSQL backend
- * reach it like any PostgreSQL server.
+ * reach it like any PostgreSQL server. It runs on a thread of its own: the
+ * database's work (WebAssembly) and the sharing of its one session between
+ * clients go on beside the process's own JavaScript (HTTP, MCP sessions, the
+ * queue), on another core, and never wait for the process's event loop.
  */
 export class EmbeddedPostgres {
   private constructor(
-    private readonly db: PGlite,
-    private readonly server: EmbeddedSocketServer,
+    private readonly thread: Worker,
     private readonly lockPath: string,
     readonly url: string,
   ) {}
@@ -57,22 +97,34 @@ export class EmbeddedPostgres {
   static async start(dataDir: string): Promise<EmbeddedPostgres> {
     mkdirSync(dataDir, { recursive: true });
     const lockPath = acquireLock(dataDir);
+    let thread: Worker | undefined;
     try {
-      const pgdata = join(dataDir, 'pgdata');
-      const db = new PGlite({ dataDir: pgdata });
-      await db.waitReady;
-      const server = new EmbeddedSocketServer(db);
-      const port = await server.start('127.0.0.1', 0);
-      return new EmbeddedPostgres(db, server, lockPath, `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`);
+      thread = startThread(join(dataDir, 'pgdata'));
+      const port = await served(thread);
+      // An unexpected end of the thread shows to every client as a closed connection; nothing to add here.
+      thread.on('error', () => undefined);
+      return new EmbeddedPostgres(thread, lockPath, `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`);
     } catch (err) {
+      await thread?.terminate().catch(() => undefined);
       if (existsSync(lockPath)) unlinkSync(lockPath);
       throw err;
     }
   }
 
+  /** Closes the clients' connections and the database (its files consistent), then ends the thread. */
   async stop(): Promise<void> {
-    await this.server.stop().catch(() => undefined);
-    await this.db.close().catch(() => undefined);
+    const thread = this.thread;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 30_000);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      thread.once('message', done);
+      thread.once('exit', done);
+      thread.postMessage('stop');
+    });
+    await thread.terminate().catch(() => undefined);
     if (existsSync(this.lockPath)) unlinkSync(this.lockPath);
   }
 }

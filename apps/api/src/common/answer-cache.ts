@@ -57,8 +57,8 @@ function audienceKey(a: 'admin' | { tenantId: string }): string {
  * server or its tools (LISTEN/NOTIFY, see RegistryChangeListener), and a write through this process drops
  * everything kept before it answers. An answer is kept only if nothing it depends on changed while it was
  * read, and only while the listening connection is up, so a kept answer is never older than the last change
- * the database has announced. The embedded database does not deliver notifications between connections:
- * there, nothing is kept.
+ * the database has announced. On the embedded database too: its server hands each notification to the
+ * connections that listen (see EmbeddedSocketServer).
  */
 @Injectable()
 export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
@@ -85,7 +85,6 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.runtime.embedded) return;
     this.listener = new RegistryChangeListener(this.runtime.databaseUrl, {
       change: (c) => this.changed(c),
       reset: () => this.clear(),

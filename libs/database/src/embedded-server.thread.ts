@@ -1,0 +1,36 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { EmbeddedSocketServer } from './embedded-socket-server';
+
+/**
+ * The embedded database's thread: PGlite and the socket server that shares it between clients. Started by
+ * EmbeddedPostgres with `{ dataDir }`; answers `{ port }` once it serves (or `{ error }`), and on 'stop'
+ * closes everything and answers `{ stopped: true }`.
+ */
+async function main(): Promise<void> {
+  const port = parentPort!;
+  const { dataDir } = workerData as { dataDir: string };
+  let db: PGlite | undefined;
+  let server: EmbeddedSocketServer | undefined;
+  try {
+    db = new PGlite({ dataDir });
+    server = new EmbeddedSocketServer(db);
+    port.postMessage({ port: await server.start('127.0.0.1', 0) });
+  } catch (err) {
+    port.postMessage({ error: (err as Error).message ?? String(err) });
+    await db?.close().catch(() => undefined);
+    port.close();
+    return;
+  }
+  port.on('message', (message: unknown) => {
+    if (message !== 'stop') return;
+    void (async () => {
+      await server!.stop().catch(() => undefined);
+      await db!.close().catch(() => undefined);
+      port.postMessage({ stopped: true });
+      port.close();
+    })();
+  });
+}
+
+void main();
