@@ -1,6 +1,6 @@
 import { EmbeddedPostgres } from '@app/database';
 import { listenStatements } from '../../libs/database/src/embedded-socket-server';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Notification } from 'pg';
@@ -45,6 +45,29 @@ describe('notifications on the embedded database (one shared session, many clien
     await pg?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
+
+  it('serves on a Unix domain socket in DATA_DIR that only its owner may connect to', async () => {
+    const url = new URL(pg.url);
+    expect(url.searchParams.get('host')).toBe(dir);
+    const socket = statSync(join(dir, '.s.PGSQL.5432'));
+    expect(socket.isSocket()).toBe(true);
+    expect(socket.mode & 0o777).toBe(0o600);
+    const { client } = await open();
+    expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('serves on loopback TCP when DATA_DIR is too deep for a Unix socket path', async () => {
+    const deep = join(dir, 'a-directory-name-long-enough'.repeat(4));
+    const other = await EmbeddedPostgres.start(deep);
+    try {
+      expect(new URL(other.url).hostname).toBe('127.0.0.1');
+      const c = await connect(other.url);
+      expect((await c.client.query('SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
+      await c.client.end();
+    } finally {
+      await other.stop();
+    }
+  }, 60_000);
 
   it('delivers a notification to the client that listens, not to the one that notified', async () => {
     const a = await open();

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 /** Refused start: another live process owns the embedded database of this DATA_DIR. */
@@ -44,9 +44,9 @@ function acquireLock(dataDir: string): string {
  * Starts the database's thread. From the built files its entry is JavaScript; from the TypeScript sources
  * (the test runner) the thread compiles each module with swc as it loads it, as the test runner itself does.
  */
-function startThread(dataDir: string): Worker {
+function startThread(workerData: { dataDir: string; socketPath?: string }): Worker {
   const built = join(__dirname, 'embedded-server.thread.js');
-  if (existsSync(built)) return new Worker(built, { workerData: { dataDir } });
+  if (existsSync(built)) return new Worker(built, { workerData });
   const source = join(__dirname, 'embedded-server.thread.ts');
   const bootstrap = `
     const fs = require('node:fs');
@@ -61,19 +61,31 @@ function startThread(dataDir: string): Worker {
     };
     require(${JSON.stringify(source)});
   `;
-  return new Worker(bootstrap, { eval: true, workerData: { dataDir } });
+  return new Worker(bootstrap, { eval: true, workerData });
 }
 
-/** The first answer of the thread: the port it serves on, or why it could not. */
-function served(worker: Worker): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
+/**
+ * The file PostgreSQL clients find a server's Unix domain socket at: `.s.PGSQL.<port>` in a directory. Unix
+ * socket paths are limited to 107 bytes; a DATA_DIR deeper than that is served on loopback TCP instead.
+ */
+const SOCKET_PORT = 5432;
+const SOCKET_PATH_MAX = 107;
+function socketPathIn(dir: string): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  const path = join(dir, `.s.PGSQL.${SOCKET_PORT}`);
+  return Buffer.byteLength(path) <= SOCKET_PATH_MAX ? path : undefined;
+}
+
+/** The first answer of the thread: where it serves, or why it could not. */
+function served(worker: Worker): Promise<{ port?: number; socketPath?: string }> {
+  return new Promise((resolve, reject) => {
     const exited = (code: number) => reject(new Error(`the embedded database's thread exited (code ${code}) before it served`));
     worker.once('error', reject);
     worker.once('exit', exited);
-    worker.once('message', (m: { port?: number; error?: string }) => {
+    worker.once('message', (m: { port?: number; socketPath?: string; error?: string }) => {
       worker.off('error', reject);
       worker.off('exit', exited);
-      if (m.port !== undefined) resolve(m.port);
+      if (m.port !== undefined || m.socketPath !== undefined) resolve(m);
       else reject(new Error(`the embedded database could not start: ${m.error ?? 'no reason given'}`));
     });
   });
@@ -81,8 +93,10 @@ function served(worker: Worker): Promise<number> {
 
 /**
  * PostgreSQL in WebAssembly (PGlite), file-backed under DATA_DIR, served on a
- * loopback socket so that Prisma's pg adapter and BullMQ's PostgreSQL backend
- * reach it like any PostgreSQL server. It runs on a thread of its own: the
+ * Unix domain socket in DATA_DIR (only those who may read DATA_DIR can reach
+ * it; loopback TCP where Unix sockets cannot serve) so that Prisma's pg adapter
+ * and BullMQ's PostgreSQL backend reach it like any PostgreSQL server. It runs
+ * on a thread of its own: the
  * database's work (WebAssembly) and the sharing of its one session between
  * clients go on beside the process's own JavaScript (HTTP, MCP sessions, the
  * queue), on another core, and never wait for the process's event loop.
@@ -99,11 +113,15 @@ export class EmbeddedPostgres {
     const lockPath = acquireLock(dataDir);
     let thread: Worker | undefined;
     try {
-      thread = startThread(join(dataDir, 'pgdata'));
-      const port = await served(thread);
+      const socketDir = resolve(dataDir);
+      thread = startThread({ dataDir: join(dataDir, 'pgdata'), socketPath: socketPathIn(socketDir) });
+      const at = await served(thread);
       // An unexpected end of the thread shows to every client as a closed connection; nothing to add here.
       thread.on('error', () => undefined);
-      return new EmbeddedPostgres(thread, lockPath, `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`);
+      const url = at.socketPath
+        ? `postgresql://postgres@localhost:${SOCKET_PORT}/postgres?host=${encodeURIComponent(socketDir)}`
+        : `postgresql://postgres@127.0.0.1:${at.port}/postgres?sslmode=disable`;
+      return new EmbeddedPostgres(thread, lockPath, url);
     } catch (err) {
       await thread?.terminate().catch(() => undefined);
       if (existsSync(lockPath)) unlinkSync(lockPath);

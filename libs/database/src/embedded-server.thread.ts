@@ -4,18 +4,23 @@ import { EmbeddedSocketServer } from './embedded-socket-server';
 
 /**
  * The embedded database's thread: PGlite and the socket server that shares it between clients. Started by
- * EmbeddedPostgres with `{ dataDir }`; answers `{ port }` once it serves (or `{ error }`), and on 'stop'
- * closes everything and answers `{ stopped: true }`.
+ * EmbeddedPostgres with `{ dataDir, socketPath? }`; answers `{ socketPath }` or `{ port }` (loopback TCP) once it
+ * serves (or `{ error }`), and on 'stop' closes everything and answers `{ stopped: true }`.
  */
 async function main(): Promise<void> {
   const port = parentPort!;
-  const { dataDir } = workerData as { dataDir: string };
+  const { dataDir, socketPath } = workerData as { dataDir: string; socketPath?: string };
   let db: PGlite | undefined;
   let server: EmbeddedSocketServer | undefined;
   try {
     db = new PGlite({ dataDir });
     server = new EmbeddedSocketServer(db);
-    port.postMessage({ port: await server.start('127.0.0.1', 0) });
+    if (socketPath) {
+      await server.startAt(socketPath);
+      port.postMessage({ socketPath });
+    } else {
+      port.postMessage({ port: await server.start('127.0.0.1', 0) });
+    }
   } catch (err) {
     port.postMessage({ error: (err as Error).message ?? String(err) });
     await db?.close().catch(() => undefined);

@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { chmodSync, rmSync } from 'node:fs';
 import { createServer, Server, Socket } from 'node:net';
 
 const SSL_REQUEST = 80877103;
@@ -108,15 +109,30 @@ export class EmbeddedSocketServer {
 
   constructor(private readonly db: PGlite) {}
 
+  /** Serves on a TCP port (0: any free one), answering the port. */
   async start(host: string, port = 0): Promise<number> {
+    await this.listen((server, done) => server.listen(port, host, done));
+    return (this.server!.address() as { port: number }).port;
+  }
+
+  /**
+   * Serves on a Unix domain socket at `path` (a file left by a process that died is replaced), which only the
+   * file's owner may connect to: the database trusts whoever connects.
+   */
+  async startAt(path: string): Promise<void> {
+    rmSync(path, { force: true });
+    await this.listen((server, done) => server.listen(path, done));
+    chmodSync(path, 0o600);
+  }
+
+  private async listen(bind: (server: Server, done: () => void) => void): Promise<void> {
     await this.db.waitReady;
     const server = createServer((socket) => this.accept(socket));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, host, () => resolve());
+      bind(server, () => resolve());
     });
-    return (server.address() as { port: number }).port;
   }
 
   async stop(): Promise<void> {
@@ -126,7 +142,7 @@ export class EmbeddedSocketServer {
   }
 
   private accept(socket: Socket): void {
-    socket.setNoDelay(true);
+    if (socket.remoteFamily) socket.setNoDelay(true);
     const conn: Connection = { id: this.nextId++, socket, buffer: Buffer.alloc(0), started: false, closed: false, pending: [], channels: new Set() };
     this.connections.add(conn);
     socket.on('data', (chunk) => {
