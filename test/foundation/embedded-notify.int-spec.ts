@@ -112,6 +112,21 @@ describe('notifications on the embedded database (one shared session, many clien
     expect(a.heard.sort()).toEqual(['Mixed Case:m', 'bullmq_jobs:q', 'folded:f']);
   });
 
+  it("keeps listening for a client when another's UNLISTEN is rolled back", async () => {
+    const a = await open();
+    const b = await open();
+    const notifier = await open();
+    await a.client.query('LISTEN rolled');
+    await b.client.query('BEGIN');
+    await b.client.query('UNLISTEN rolled');
+    await b.client.query('ROLLBACK');
+    await notifier.client.query(`NOTIFY rolled, 'still heard'`);
+    await settle(a.client, b.client);
+    expect(a.heard).toEqual(['rolled:still heard']);
+    expect(b.heard).toEqual([]);
+    expect(await listening(notifier.client)).toEqual(['rolled']);
+  });
+
   it("keeps the shared session listening for the others when one client UNLISTENs or leaves", async () => {
     const a = await open();
     const b = await open();

@@ -91,7 +91,8 @@ function listenText(message: Buffer): string | undefined {
  * answer happens to be running. Each NotificationResponse is taken out of that
  * answer and sent to the clients that asked for its channel, as a PostgreSQL
  * server does. A client's UNLISTEN, or its leaving, unsubscribes the session only
- * from channels that no other client still wants.
+ * from channels that no other client still wants. A client's LISTEN counts from
+ * the moment it runs, even inside a transaction later rolled back.
  */
 export class EmbeddedSocketServer {
   private server?: Server;
@@ -101,8 +102,6 @@ export class EmbeddedSocketServer {
   private owner?: Connection;
   private nextId = 1;
   private readonly connections = new Set<Connection>();
-  /** The channels the shared session listens on, as far as the statements run so far tell. */
-  private readonly sessionChannels = new Set<string>();
   /** A client's LISTEN, UNLISTEN or leaving may have made the session's channels differ from what clients want. */
   private listensChanged = false;
   private stopped = false;
@@ -252,40 +251,37 @@ export class EmbeddedSocketServer {
     for (const c of this.connections) if (c.channels.has(channel)) this.send(c, message);
   }
 
-  /** Records a batch's LISTEN / UNLISTEN statements, for the client and for the shared session. */
+  /** Records a client's LISTEN / UNLISTEN statements (the session's own channels are set right in syncListens). */
   private listened(conn: Connection, listens: { listen: boolean; channel: string }[]): void {
     for (const { listen, channel } of listens) {
-      if (listen) {
-        conn.channels.add(channel);
-        this.sessionChannels.add(channel);
-      } else if (channel === '*') {
-        conn.channels.clear();
-        this.sessionChannels.clear();
-      } else {
-        conn.channels.delete(channel);
-        this.sessionChannels.delete(channel);
-      }
+      if (listen) conn.channels.add(channel);
+      else if (channel === '*') conn.channels.clear();
+      else conn.channels.delete(channel);
     }
     this.listensChanged = true;
   }
 
-  /** Makes the shared session listen on exactly the channels its clients want (outside any transaction). */
+  /**
+   * Makes the shared session listen on exactly the channels its clients want, outside any transaction. The
+   * session is asked what it listens on: a LISTEN rolled back with its transaction, or one client's UNLISTEN of a
+   * channel another still wants, leaves it different from what the clients asked for.
+   */
   private async syncListens(): Promise<void> {
     try {
       if (this.db.isInTransaction()) return;
       this.listensChanged = false;
       const wanted = new Set<string>();
       for (const c of this.connections) for (const ch of c.channels) wanted.add(ch);
+      // Not under runExclusive: query and exec take PGlite's lock themselves. This runs from drain(), so no
+      // client's batch runs meanwhile.
+      const { rows } = await this.db.query<{ ch: string }>('SELECT pg_listening_channels() AS ch');
+      const listening = new Set(rows.map((r) => r.ch));
       const quote = (ch: string) => `"${ch.replace(/"/g, '""')}"`;
       const statements = [
-        ...[...wanted].filter((ch) => !this.sessionChannels.has(ch)).map((ch) => `LISTEN ${quote(ch)}`),
-        ...[...this.sessionChannels].filter((ch) => !wanted.has(ch)).map((ch) => `UNLISTEN ${quote(ch)}`),
+        ...[...wanted].filter((ch) => !listening.has(ch)).map((ch) => `LISTEN ${quote(ch)}`),
+        ...[...listening].filter((ch) => !wanted.has(ch)).map((ch) => `UNLISTEN ${quote(ch)}`),
       ];
-      if (statements.length === 0) return;
-      // Not under runExclusive: exec takes PGlite's lock itself. This runs from drain(), so no client's batch runs meanwhile.
-      await this.db.exec(statements.join('; '));
-      this.sessionChannels.clear();
-      for (const ch of wanted) this.sessionChannels.add(ch);
+      if (statements.length > 0) await this.db.exec(statements.join('; '));
     } catch {
       // Tried again after the next batch (unless the database is closing).
       this.listensChanged = !this.stopped;
