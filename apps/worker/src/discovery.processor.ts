@@ -86,7 +86,6 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
     }
   }
 
-
   async process(job: Job<JobItem['data']>, token?: string): Promise<void> {
     const started = Date.now();
     switch (job.name as JobName) {

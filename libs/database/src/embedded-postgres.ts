@@ -96,10 +96,10 @@ function served(worker: Worker): Promise<{ port?: number; socketPath?: string }>
  * Unix domain socket in DATA_DIR (only those who may read DATA_DIR can reach
  * it; loopback TCP where Unix sockets cannot serve) so that Prisma's pg adapter
  * and BullMQ's PostgreSQL backend reach it like any PostgreSQL server. It runs
- * on a thread of its own: the
- * database's work (WebAssembly) and the sharing of its one session between
- * clients go on beside the process's own JavaScript (HTTP, MCP sessions, the
- * queue), on another core, and never wait for the process's event loop.
+ * on a thread of its own: the database's work (WebAssembly) and the sharing of
+ * its one session between clients go on beside the process's own JavaScript
+ * (HTTP, MCP sessions, the queue), on another core, and never wait for the
+ * process's event loop.
  */
 export class EmbeddedPostgres {
   private constructor(
