@@ -3,19 +3,11 @@
 // (default 10000 100000). Builds a synthetic registry of N tools from the evaluation servers, runs the
 // evaluation queries against it as one tenant, and prints p50/p99 per query, build time and heap use as JSON.
 'use strict';
-const fs = require('node:fs');
 const path = require('node:path');
-const swc = require('@swc/core');
+const { install } = require('../lib/ts-require');
 
-// the search lib is TypeScript; compile it on load the way jest does
-require.extensions['.ts'] = (module, filename) => {
-  const { code } = swc.transformSync(fs.readFileSync(filename, 'utf8'), {
-    filename,
-    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-    module: { type: 'commonjs' },
-  });
-  module._compile(code, filename);
-};
+// the search lib is TypeScript; compiled on load the way jest does
+install();
 
 const search = require(path.join(__dirname, '../../libs/search/src/index.ts'));
 const gc = typeof global.gc === 'function' ? global.gc : () => {};
