@@ -59,7 +59,8 @@ async function main() {
       });
       if (recorded.status !== 'recorded') throw new Error(`the result was not recorded: ${recorded.status}`);
       const written = cpuMsOf(backend);
-      await repo.askedAgainSince(ids[k], claim.claimedAt);
+      // One look per discovery: the worker looks for every job that ended within ENDED_BATCH_MS at once, so this is its most.
+      await repo.askedAgainAmong([{ serverId: ids[k], since: claim.claimedAt }]);
       if (k < warmup) continue;
       spent.claim += claimed - before;
       spent.result += written - claimed;

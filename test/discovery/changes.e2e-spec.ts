@@ -3,7 +3,6 @@ import { ORPHANED_RUN } from '@app/discovery';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DiscoveryProcessor } from '../../apps/worker/src/discovery.processor';
 import { Fixture, slowToolsList, stdioFixture } from '../fixtures/hostile-servers';
 import { MutableServer, startMutableServer } from '../fixtures/reference-servers';
 import { RawServer, sampleTool, startRawServer } from '../fixtures/raw-mcp-server';
@@ -162,9 +161,31 @@ describe.each(backends)('discovery over time (queue on %s)', (backend) => {
     // A stdio server takes a moment to stop after its result is recorded: the job is still finishing then.
     const { id } = await registerServer(t, { name: 'asked-again', kind: 'BUILT_IN', transport: 'stdio', ...stdioFixture('paginated-server.cjs', '3', '2'), env: { LINGER: '1' } });
     await settled(t, id);
+    // The result is recorded and the lease given back, and the job is still closing the lingering child (a second):
+    // the queue joins this request to that job, and the worker queues it again once the job is gone.
     await discoverNow(id, t.adminKey);
     await waitFor('the second discovery', async () => (await runsOf(t, id)).filter((r) => r.outcome === 'SUCCEEDED').length === 2, 15_000);
+    expect((await runsOf(t, id)).map((r) => r.trigger)).toEqual(['registered', 'recovered']);
     expect((await settled(t, id)).status).toBe('CONNECTED');
+  });
+
+  it('finds in one look which of the servers whose jobs ended were asked for again since their discovery took them', async () => {
+    const fixture = await mutable();
+    const ids: string[] = [];
+    for (const name of ['again-a', 'again-b', 'again-c']) ids.push((await registerServer(t, { name, transport: 'streamable-http', url: fixture.url }, tenant.key)).id);
+    for (const id of ids) await settled(t, id);
+    const state = t.app.get(DiscoveryStateRepository);
+    const claims = await Promise.all(ids.map(async (id) => ({ serverId: id, since: (await runsOf(t, id))[0].startedAt })));
+    expect(await state.askedAgainAmong(claims)).toEqual(new Set());
+    // What the database holds when a request came after a job's result but before the queue removed the job.
+    expect(await state.markRequested(ids[0])).toBe(true);
+    expect(await state.markRequested(ids[2])).toBe(true);
+    expect(await state.askedAgainAmong(claims)).toEqual(new Set([ids[0], ids[2]]));
+    // A request older than the discovery that took the server was that discovery's own.
+    expect(await state.askedAgainAmong([{ serverId: ids[0], since: new Date(Date.now() + 60_000) }])).toEqual(new Set());
+    expect(await state.askedAgainAmong([])).toEqual(new Set());
+    await Promise.all([ids[0], ids[2]].map((id) => discoverNow(id)));
+    for (const id of ids) expect((await settled(t, id)).status).toBe('CONNECTED');
   });
 
   it('lets one worker hold a server at a time: a second claim is refused until the lease is given back', async () => {
@@ -188,24 +209,6 @@ describe.each(backends)('discovery over time (queue on %s)', (backend) => {
     expect(held).toMatchObject({ outcome: 'FAILED', error: ORPHANED_RUN });
     expect(next).toMatchObject({ outcome: 'SUCCEEDED' });
     expect(next.startedAt.getTime()).toBeGreaterThan(Date.now() - 20_000);
-  });
-
-  it('queues a discovery asked for while the previous job was ending, once that job is gone (not at the next sweep)', async () => {
-    const fixture = await mutable();
-    const { id } = await registerServer(t, { name: 'asked-as-it-ended', transport: 'streamable-http', url: fixture.url }, tenant.key);
-    await settled(t, id);
-    const [first] = await runsOf(t, id);
-    const processor = t.app.get(DiscoveryProcessor);
-    const state = t.app.get(DiscoveryStateRepository);
-    // What the database holds when a request came after the job's last look but before the queue removed it: the
-    // server waits for a discovery, and no job is there for it.
-    expect(await state.markRequested(id)).toBe(true);
-    processor['ending'].set('ended-job', { serverId: id, claimedAt: first.startedAt });
-    await processor['ended']({ id: 'ended-job' } as never);
-    await waitFor('the discovery asked for', async () => (await runsOf(t, id)).filter((r) => r.outcome === 'SUCCEEDED').length === 2, 20_000);
-    const runs = await runsOf(t, id);
-    expect(runs[runs.length - 1]).toMatchObject({ trigger: 'recovered', outcome: 'SUCCEEDED' });
-    expect((await settled(t, id)).status).toBe('CONNECTED');
   });
 
   it('runs again at once a discovery whose server was changed while it ran, and records the first as cancelled', async () => {

@@ -14,6 +14,11 @@ export const LOCK_DURATION_MS = 10_000;
 export const STALLED_INTERVAL_MS = 5_000;
 /** How soon a job whose server another worker holds looks again. */
 export const BUSY_RETRY_MS = 1_000;
+/**
+ * Jobs that ended within this long of each other are looked at again together: one statement for all of them
+ * instead of one per job, and a request joined to an ending job is queued again within about this.
+ */
+export const ENDED_BATCH_MS = 10;
 
 /** Takes discovery jobs off the queue; each job is one delegating call. */
 @Injectable()
@@ -23,6 +28,9 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
   private stopping = false;
   /** Jobs that recorded their last result, by job id: looked at again once the queue has ended them. */
   private readonly ending = new Map<string, { serverId: string; claimedAt: Date }>();
+  /** Jobs the queue has ended, waiting for the next look at the database (see ended()). */
+  private endedBatch: { serverId: string; since: Date }[] = [];
+  private endedTimer?: NodeJS.Timeout;
 
   constructor(
     @Inject(QUEUE_CONNECTION) private readonly queues: QueueConnection,
@@ -42,8 +50,8 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
       maxStalledCount: 2,
     });
     this.worker.on('error', (err) => this.runtime.logger.warn({ err: err.message }, 'discovery worker error'));
-    this.worker.on('completed', (job) => void this.ended(job));
-    this.worker.on('failed', (job) => void (job && this.ended(job)));
+    this.worker.on('completed', (job) => this.ended(job));
+    this.worker.on('failed', (job) => job && this.ended(job));
     // Work missed while no worker ran (or while the queue was lost) is rebuilt from the database now.
     await this.keepSchedule(true);
     const every = this.scheduler.intervalMs;
@@ -68,21 +76,39 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
   }
 
   /**
-   * A request that came after a job's last look at the database (askedAgain) but before the queue removed the
-   * job was taken by the queue as a duplicate of it, and would wait for the sweep. Once the job is gone, the
-   * database is asked again, and such a request gets a job of its own.
+   * A discovery asked for after a job recorded its result but before the queue removed the job was taken by
+   * the queue as a duplicate of it, and would wait for the sweep. Once the job is gone, the database is asked
+   * (for every job that ended within ENDED_BATCH_MS, in one statement), and such a request gets a job of its own.
    */
-  private async ended(job: Job): Promise<void> {
+  private ended(job: Job): void {
     const id = job.id ?? '';
     const last = this.ending.get(id);
     if (!last) return;
     this.ending.delete(id);
+    if (this.stopping) return;
+    this.endedBatch.push({ serverId: last.serverId, since: last.claimedAt });
+    this.endedTimer ??= setTimeout(() => void this.lookAgain(), ENDED_BATCH_MS);
+  }
+
+  private async lookAgain(): Promise<void> {
+    const batch = this.endedBatch;
+    this.endedBatch = [];
+    this.endedTimer = undefined;
+    if (this.stopping) return;
+    let asked: Set<string>;
     try {
-      if (this.stopping || !(await this.discovery.askedAgainSince(last.serverId, last.claimedAt))) return;
-      this.runtime.logger.info({ jobId: id, serverId: last.serverId }, 'discovery asked for as its job ended; queued again');
-      await this.producer.request(last.serverId, 'recovered');
+      asked = await this.discovery.askedAgainAmong(batch);
     } catch (err) {
-      this.runtime.logger.warn({ serverId: last.serverId, err: (err as Error).message }, 'a discovery asked for as its job ended could not be queued; the sweep will');
+      this.runtime.logger.warn({ servers: batch.length, err: (err as Error).message }, 'discoveries asked for as their jobs ended could not be looked up; the sweep will queue them');
+      return;
+    }
+    for (const serverId of asked) {
+      try {
+        this.runtime.logger.info({ serverId }, 'discovery asked for as its job ended; queued again');
+        await this.producer.request(serverId, 'recovered');
+      } catch (err) {
+        this.runtime.logger.warn({ serverId, err: (err as Error).message }, 'a discovery asked for as its job ended could not be queued; the sweep will');
+      }
     }
   }
 
@@ -109,14 +135,8 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
     this.runtime.logger.info(log, 'discovery started');
     const outcome = await this.discovery.discover({ serverId, trigger, attempt, maxAttempts });
     const durationMs = Date.now() - started;
-    if ((outcome.kind === 'succeeded' || outcome.kind === 'failed') && outcome.claimedAt && !outcome.askedAgain && job.id) {
+    if ((outcome.kind === 'succeeded' || outcome.kind === 'failed') && outcome.claimedAt && job.id) {
       this.ending.set(job.id, { serverId, claimedAt: outcome.claimedAt });
-    }
-    if ((outcome.kind === 'succeeded' || outcome.kind === 'failed') && outcome.askedAgain) {
-      // Asked for again just as this discovery finished: the request joined this job, so the job runs once more.
-      this.runtime.logger.info({ ...log, durationMs, outcome: outcome.kind }, 'discovery asked for again; running it again');
-      await job.moveToDelayed(Date.now() + 50, token);
-      throw new DelayedError();
     }
     switch (outcome.kind) {
       case 'succeeded':
@@ -148,6 +168,7 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
     clearInterval(this.sweepTimer);
+    clearTimeout(this.endedTimer);
     if (!this.worker) return;
     const graceful = this.worker.close(false);
     const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), this.config.shutdownTimeoutMs).unref());

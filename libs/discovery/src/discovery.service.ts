@@ -31,13 +31,13 @@ export interface DiscoveryAttempt {
 }
 
 /**
- * `askedAgain`: a discovery was asked for after this one recorded its result (its job was still
- * finishing, so the queue joined the request to it); the job should run once more. `claimedAt`: when this
- * discovery took the server, to ask the same once its job has ended (see `askedAgainSince`).
+ * `claimedAt`: when this discovery took the server. A discovery asked for after it recorded its result, while
+ * its job was still finishing, was joined to that job by the queue: once the job has ended, the worker asks
+ * the database for such requests (see `askedAgainAmong`) and queues them.
  */
 export type AttemptOutcome =
-  | { kind: 'succeeded'; toolCount: number; changes: ToolChanges; durationMs: number; askedAgain: boolean; claimedAt?: Date }
-  | { kind: 'failed'; failure: McpFailure; reason: string; final: boolean; durationMs: number; askedAgain: boolean; claimedAt?: Date }
+  | { kind: 'succeeded'; toolCount: number; changes: ToolChanges; durationMs: number; claimedAt?: Date }
+  | { kind: 'failed'; failure: McpFailure; reason: string; final: boolean; durationMs: number; claimedAt?: Date }
   /** Another worker runs this server's discovery; try again after `until`. */
   | { kind: 'busy'; until: Date }
   | { kind: 'skipped'; reason: 'gone' | 'disabled' }
@@ -117,20 +117,17 @@ export class DiscoveryService {
     }
     if (claim.status === 'busy') return { kind: 'busy', until: claim.leaseUntil };
     const outcome = await this.run(claim.subject, claim.claimedAt, claim.runId, attempt);
-    // Checked once the connection is closed too: until the job ends, a new request joins this job.
-    if (outcome.kind === 'succeeded' || (outcome.kind === 'failed' && outcome.final)) {
-      outcome.askedAgain = await this.state.askedAgainSince(attempt.serverId, claim.claimedAt);
-      outcome.claimedAt = claim.claimedAt;
-    }
+    if (outcome.kind === 'succeeded' || (outcome.kind === 'failed' && outcome.final)) outcome.claimedAt = claim.claimedAt;
     return outcome;
   }
 
   /**
-   * Whether a discovery of the server was asked for after the one claimed at `since` and none runs now: a
-   * request that came while that discovery's job was ending, which the queue took as a duplicate of it.
+   * Of the servers given, each with when its last discovery claimed it, those a discovery was asked for since
+   * that none runs now: requests that came while that discovery's job was ending, which the queue took as
+   * duplicates of it.
    */
-  askedAgainSince(serverId: string, since: Date): Promise<boolean> {
-    return this.state.askedAgainSince(serverId, since);
+  askedAgainAmong(claims: readonly { serverId: string; since: Date }[]): Promise<Set<string>> {
+    return this.state.askedAgainAmong(claims);
   }
 
   private async run(subject: DiscoverySubject, claimedAt: Date, runId: string, attempt: DiscoveryAttempt): Promise<AttemptOutcome> {
@@ -200,7 +197,7 @@ export class DiscoveryService {
         budget.release();
         adopted = this.watcher.adopt({ ...server, protocolVersion: session.protocolVersion ?? null }, subject.credentials, recorded.discoveredAt, session);
       }
-      return { kind: 'succeeded', toolCount: listing.tools.length, changes: recorded.changes, durationMs, askedAgain: false };
+      return { kind: 'succeeded', toolCount: listing.tools.length, changes: recorded.changes, durationMs };
     } catch (err) {
       clearTimeout(timer);
       const durationMs = Date.now() - started;
@@ -227,7 +224,7 @@ export class DiscoveryService {
       if (recorded.status !== 'recorded') return this.unrecorded(recorded.status, server.id, durationMs);
       this.observe(final ? 'failed' : 'retrying', durationMs);
       if (final) this.watcher.unwatch(server.id);
-      return { kind: 'failed', failure, reason, final, durationMs, askedAgain: false };
+      return { kind: 'failed', failure, reason, final, durationMs };
     } finally {
       // A server that ignores the close is killed by the transport; the attempt does not wait for it long.
       if (session && !adopted) await Promise.race([session.close().catch(() => undefined), sleep(3000)]);

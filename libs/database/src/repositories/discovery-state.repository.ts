@@ -356,19 +356,21 @@ export class DiscoveryStateRepository {
   }
 
   /**
-   * Whether a discovery was asked for after `since` that nothing runs yet: a
-   * request made just after this worker recorded its result, while its job was
-   * still finishing (the queue joined that request to the finishing job).
+   * Of the servers given, each with when its last discovery took it, those a discovery was asked for since
+   * that nothing runs yet: requests made just after that discovery recorded its result, while its job was
+   * still finishing (the queue joined them to the finishing job). One statement for all of them.
    */
-  async askedAgainSince(id: string, since: Date): Promise<boolean> {
+  async askedAgainAmong(claims: readonly { serverId: string; since: Date }[]): Promise<Set<string>> {
+    if (claims.length === 0) return new Set();
     const rows = await this.sql.query<{ id: string }>(
-      `SELECT id FROM servers
-        WHERE id = $1::uuid AND enabled AND status = 'DISCOVERING'
-          AND discovery_lease_owner IS NULL AND discovery_requested_at > $2`,
-      [id, since],
+      `SELECT s.id FROM servers s
+         JOIN unnest($1::uuid[], $2::timestamptz[]) AS c(id, since) ON s.id = c.id
+        WHERE s.enabled AND s.status = 'DISCOVERING'
+          AND s.discovery_lease_owner IS NULL AND s.discovery_requested_at > c.since`,
+      [claims.map((c) => c.serverId), claims.map((c) => c.since)],
       'discovery.asked-again',
     );
-    return rows.length > 0;
+    return new Set(rows.map((r) => r.id));
   }
 
   /** When the server was last discovered successfully, by any worker (null: never, or gone). */
