@@ -1,7 +1,7 @@
 import { AppConfig, loadConfig } from '@app/config';
 import { createLogger } from '@app/observability';
 import { Runtime, startRuntime } from '@app/platform';
-import { INestApplication } from '@nestjs/common';
+import { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,8 @@ export interface TestAppOptions {
   /** Share another app's database (a second replica or worker). */
   database?: TestDatabase;
   queuePrefix?: string;
+  /** Modules mounted beside the application's own (routes a test needs to look inside a request). */
+  modules?: (Type | DynamicModule)[];
 }
 
 export interface HttpResult<T = any> {
@@ -87,7 +89,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const logger = createLogger(config.logLevel, 'test', sink);
   const runtime = await startRuntime(config.workerEnabled ? 'all' : 'api', config, logger);
-  const app = await createApiApp(runtime, config.workerEnabled ? [WorkerModule.forRoot()] : []);
+  const app = await createApiApp(runtime, [...(config.workerEnabled ? [WorkerModule.forRoot()] : []), ...(options.modules ?? [])]);
   await app.listen(0, '127.0.0.1');
   const port = (app.getHttpServer().address() as { port: number }).port;
   const baseUrl = `http://127.0.0.1:${port}`;

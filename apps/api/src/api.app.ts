@@ -7,9 +7,11 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { AppModule } from './app.module';
 import { ProblemDto } from './http/problem';
+import { jsonBodyReader } from './http/json-body-reader';
 import { createValidationPipe } from './http/validation.pipe';
 
-export const BODY_LIMIT = '1mb';
+/** The largest request body taken, in bytes (1 MiB). */
+export const BODY_LIMIT = 1024 * 1024;
 
 /** Probes and scrapes: answered without a "request completed" line each. */
 const QUIET_PATHS = new Set(['/health/live', '/metrics']);
@@ -39,6 +41,8 @@ export async function createApiApp(runtime: Runtime, extra: (Type | DynamicModul
   app.set('trust proxy', false);
   app.use(requestLogging(runtime.logger, { quietPaths: QUIET_PATHS }));
   app.use(metricsMiddleware(runtime.metrics));
+  // The usual body is read by jsonBodyReader; body-parser takes the rest (other JSON types, compressed, chunked).
+  app.use(jsonBodyReader(BODY_LIMIT));
   app.useBodyParser('json', { limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });
   app.useGlobalPipes(createValidationPipe());
   if (runtime.config.corsOrigins.length > 0) app.enableCors({ origin: runtime.config.corsOrigins });
