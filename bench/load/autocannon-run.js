@@ -5,10 +5,22 @@
 // for different things. Prints JSON {rps, p50, p90, p99, max, requests, non2xx, errors, timeouts}, and the CPU of
 // the process `cpuPid` during the timed run {cpuMs, cpuUsPerRequest} where /proc tells it.
 'use strict';
+const fs = require('node:fs');
 const autocannon = require('autocannon');
 const { cpuMsOf } = require('../lib/cpu');
 
 const opts = JSON.parse(process.argv[2]);
+
+/** The machine's CPU time so far, from /proc/stat: busy, idle and stolen (by the hypervisor) jiffies over all cores. */
+function machineCpu() {
+  try {
+    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = f;
+    return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal: steal ?? 0 };
+  } catch {
+    return null;
+  }
+}
 
 /**
  * The requests to cycle through, built once: autocannon prepares each static request's bytes in advance,
@@ -56,8 +68,14 @@ async function main() {
   if (opts.warmup > 0 && listed > 1) await run(undefined, listed * 2);
   if (opts.warmup > 0) await run(opts.warmup);
   const cpuBefore = cpuMsOf(opts.cpuPid);
+  const ownBefore = process.cpuUsage();
+  const machineBefore = machineCpu();
   const r = await run(opts.duration ?? 10);
   const cpuMs = cpuBefore === null ? null : cpuMsOf(opts.cpuPid) - cpuBefore;
+  const own = process.cpuUsage(ownBefore);
+  const machineAfter = machineCpu();
+  const machine = machineBefore && machineAfter ? Object.fromEntries(Object.keys(machineAfter).map((k) => [k, machineAfter[k] - machineBefore[k]])) : null;
+  const machineAll = machine ? machine.busy + machine.idle + machine.steal : 0;
   process.stdout.write(
     JSON.stringify({
       rps: r.requests.average,
@@ -73,6 +91,10 @@ async function main() {
       statusCodes: r.statusCodeStats,
       // CPU the process under test (cpuPid) spent during the timed run, and per request answered.
       ...(cpuMs === null ? {} : { cpuMs, cpuUsPerRequest: r.requests.total ? Math.round((cpuMs * 1000) / r.requests.total) : null }),
+      // The load generator's own CPU per request: it shares the machine with the process under test.
+      loadCpuUsPerRequest: r.requests.total ? Math.round((own.user + own.system) / r.requests.total) : null,
+      // How busy the whole machine was during the timed run (shares of all its cores' time).
+      ...(machineAll ? { machineBusy: Math.round((machine.busy / machineAll) * 1000) / 1000, machineSteal: Math.round((machine.steal / machineAll) * 1000) / 1000 } : {}),
     }) + '\n',
   );
 }

@@ -57,9 +57,9 @@ export function jsonBodyReader(limitBytes: number) {
     let received = 0;
     let settled = false;
     // The rest of the request runs in the async context it was read in (the request's log context among it).
-    const finish = AsyncResource.bind((err: Error | undefined, body?: unknown): void => {
-      if (settled) return;
-      settled = true;
+    // A resource and runInAsyncScope: AsyncResource.bind costs several times as much per call.
+    const context = new AsyncResource('JsonBodyReader');
+    const settle = (err: Error | undefined, body?: unknown): void => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -71,7 +71,12 @@ export function jsonBodyReader(limitBytes: number) {
       }
       req.body = body;
       next();
-    });
+    };
+    const finish = (err: Error | undefined, body?: unknown): void => {
+      if (settled) return;
+      settled = true;
+      context.runInAsyncScope(settle, null, err, body);
+    };
     const onData = (chunk: Buffer): void => {
       received += chunk.length;
       if (received > length) return finish(refusal(400, 'request.size.invalid', 'the request body is longer than its Content-Length'));
