@@ -1,4 +1,5 @@
 import { DiscoveryStateRepository } from '@app/database';
+import { DiscoveryProducer } from '@app/queue';
 import { ORPHANED_RUN } from '@app/discovery';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -167,6 +168,28 @@ describe.each(backends)('discovery over time (queue on %s)', (backend) => {
     await waitFor('the second discovery', async () => (await runsOf(t, id)).filter((r) => r.outcome === 'SUCCEEDED').length === 2, 15_000);
     expect((await runsOf(t, id)).map((r) => r.trigger)).toEqual(['registered', 'recovered']);
     expect((await settled(t, id)).status).toBe('CONNECTED');
+  });
+
+  it('queues, as a worker stops, a discovery asked for while its last job was ending', async () => {
+    const env = { MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_TIMEOUT_MS: '5000', DISCOVERY_INTERVAL_SECONDS: '3600' };
+    const api = await startTestApp({ redis: backend === 'redis', worker: false, env });
+    const shared = { database: api.database, queuePrefix: api.queuePrefix, redis: backend === 'redis', env };
+    let second: TestApp | undefined;
+    try {
+      const first = await startTestApp({ ...shared, worker: true });
+      const { id } = await registerServer(api, { name: 'asked-as-it-stopped', kind: 'BUILT_IN', transport: 'stdio', ...stdioFixture('paginated-server.cjs', '3', '2'), env: { LINGER: '1' } });
+      await settled(api, id);
+      // Joined to the job that is still closing the lingering child; the worker stops before that job has ended.
+      expect((await api.request('POST', `/api/v1/servers/${id}/discover`)).status).toBe(202);
+      await first.close();
+      expect((await api.app.get(DiscoveryProducer).counts()).waiting).toBe(1);
+      second = await startTestApp({ ...shared, worker: true });
+      await waitFor('the discovery asked for', async () => (await runsOf(api, id)).filter((r) => r.outcome === 'SUCCEEDED').length === 2, 15_000);
+      expect((await runsOf(api, id)).map((r) => r.trigger)).toEqual(['registered', 'recovered']);
+    } finally {
+      await second?.close();
+      await api.close();
+    }
   });
 
   it('finds in one look which of the servers whose jobs ended were asked for again since their discovery took them', async () => {

@@ -85,16 +85,16 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
     const last = this.ending.get(id);
     if (!last) return;
     this.ending.delete(id);
-    if (this.stopping) return;
     this.endedBatch.push({ serverId: last.serverId, since: last.claimedAt });
-    this.endedTimer ??= setTimeout(() => void this.lookAgain(), ENDED_BATCH_MS);
+    if (!this.stopping) this.endedTimer ??= setTimeout(() => void this.lookAgain(), ENDED_BATCH_MS);
   }
 
   private async lookAgain(): Promise<void> {
     const batch = this.endedBatch;
     this.endedBatch = [];
+    clearTimeout(this.endedTimer);
     this.endedTimer = undefined;
-    if (this.stopping) return;
+    if (batch.length === 0) return;
     let asked: Set<string>;
     try {
       asked = await this.discovery.askedAgainAmong(batch);
@@ -168,10 +168,11 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
     clearInterval(this.sweepTimer);
-    clearTimeout(this.endedTimer);
     if (!this.worker) return;
     const graceful = this.worker.close(false);
     const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), this.config.shutdownTimeoutMs).unref());
     if ((await Promise.race([graceful, timer])) === 'timeout') await this.worker.close(true);
+    // The jobs that ended last, the ones the close waited for among them, are looked at now rather than at the sweep.
+    await this.lookAgain();
   }
 }
