@@ -129,6 +129,28 @@ describe('JSON request bodies', () => {
     expect(res).toMatchObject({ status: 200, body: { body: { a: 1 }, requestId: 'body-read-ctx-1' } });
   });
 
+  it('reads the bodies of requests pipelined on one connection, each into its own request', async () => {
+    const one = '{"n":1}';
+    const two = JSON.stringify({ n: 2, pad: 'p'.repeat(5000) });
+    const request = (body: string, id: string) =>
+      `POST /test-echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Request-Id: ${id}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const text = await new Promise<string>((resolve, reject) => {
+      let got = '';
+      const socket = net.connect(port, '127.0.0.1', () => socket.end(request(one, 'pipe-1') + request(two, 'pipe-2')));
+      socket.on('data', (c: Buffer) => (got += c.toString('utf8')));
+      socket.on('end', () => resolve(got));
+      socket.on('error', reject);
+    });
+    const bodies = text
+      .split('HTTP/1.1 ')
+      .filter(Boolean)
+      .map((answer) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)));
+    expect(bodies).toEqual([
+      { body: { n: 1 }, requestId: 'pipe-1' },
+      { body: { n: 2, pad: 'p'.repeat(5000) }, requestId: 'pipe-2' },
+    ]);
+  });
+
   it('survives a client that declares a body and abandons it, and answers the next request', async () => {
     await new Promise<void>((resolve, reject) => {
       const socket = net.connect(port, '127.0.0.1', () => {
