@@ -120,6 +120,15 @@ function build(figures) {
       const m2 = target(`read path: ${label} p99 <= 25 ms`, e.p99, '<=', 25, ' ms', rp.mode);
       row({ figure: `read path: ${label} latency p50 / p99`, mode: rp.mode, value: `${e.p50} / ${e.p99} ms`, floor: `${rp.floor.p50} / ${rp.floor.p99} ms`, target: 'p99 <= 25 ms', met: m2 });
     }
+    const first = rp.firstAnswers;
+    if (first) {
+      const missed = first.answerCache?.miss ?? null;
+      row({
+        figure: `read path: POST /api/v1/llm/mcp-get-server-info, first answers (${first.requests} requests${missed === null ? '' : `, ${missed} read from PostgreSQL`})`,
+        mode: rp.mode,
+        value: `${fmtRps(first.rps)}${cpu(first)}, p50 ${first.p50} ms, p99 ${first.p99} ms`,
+      });
+    }
   }
 
   // 3. search

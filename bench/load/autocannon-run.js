@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // One load run with autocannon, in a process of its own so that the load generator shares no event loop with
 // the process under test or the bench. Argument: JSON {url, method, headers, bodies?, paths?, connections,
-// duration, warmup, cpuPid?}. Each connection cycles through `bodies` (or `paths`), so that successive requests ask
+// duration, warmup, amount?, cpuPid?}. Each connection cycles through `bodies` (or `paths`), so that successive requests ask
 // for different things. Prints JSON {rps, p50, p90, p99, max, requests, non2xx, errors, timeouts}, and the CPU of
 // the process `cpuPid` during the timed run {cpuMs, cpuUsPerRequest} where /proc tells it.
 'use strict';
@@ -70,7 +70,8 @@ async function main() {
   const cpuBefore = cpuMsOf(opts.cpuPid);
   const ownBefore = process.cpuUsage();
   const machineBefore = machineCpu();
-  const r = await run(opts.duration ?? 10);
+  // `amount`: that many requests instead of a timed run (each item of the list once, say).
+  const r = await run(opts.amount ? undefined : (opts.duration ?? 10), opts.amount);
   const cpuMs = cpuBefore === null ? null : cpuMsOf(opts.cpuPid) - cpuBefore;
   const own = process.cpuUsage(ownBefore);
   const machineAfter = machineCpu();

@@ -1,7 +1,8 @@
 'use strict';
 // Section 2, read path: autocannon with 50 connections on POST /api/v1/llm/mcp-get-server-info and
 // GET /api/v1/servers, with the seeded registry, against the floor of the same api process answering
-// /health/live (each measured twice in turn in a full run; the better run of each is kept).
+// /health/live (each measured twice in turn in a full run; the better run of each is kept). Before them, one pass
+// of first answers, read from PostgreSQL because none is kept yet.
 const path = require('node:path');
 const { log, round } = require('../lib/util');
 const { runNodeJson } = require('../lib/processes');
@@ -54,6 +55,22 @@ async function run(ctx, seeded) {
   const listProbe = await probe(platform.http, 'GET', '/api/v1/servers', undefined, seeded.tenantKey);
   if (!infoProbe.ok) out.endpoints.getServerInfo = { notAvailable: infoProbe.why };
   if (!listProbe.ok) out.endpoints.listServers = { notAvailable: listProbe.why };
+
+  // Before anything asks for them, no answer is kept: each server's first answer is read from PostgreSQL. One pass
+  // over the list (each connection starts at its own place in it, so a few servers may be asked for twice).
+  if (infoProbe.ok) {
+    log('read path: POST /api/v1/llm/mcp-get-server-info, first answers (none kept yet)');
+    const before = await cacheLookups(origin);
+    const r = await cannon(ctx, 'get-server-info-first', {
+      url: `${origin}/api/v1/llm/mcp-get-server-info`,
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      bodies: ids.map((serverId) => JSON.stringify({ serverId })),
+      warmup: 0,
+      amount: ids.length,
+    });
+    out.firstAnswers = { ...r, answerCache: cacheDelta(before, await cacheLookups(origin)) };
+  }
 
   // The floor and each endpoint are measured in turn, twice in a full run: the machine is shared and its speed
   // moves within a run, so each keeps its better run and none is compared at its worst with another at its best.
