@@ -256,13 +256,11 @@ const MODES = ['redis', 'embedded'];
 async function run(ctx) {
   const configs = [];
   const wanted = (mode) => !ctx.discoveryModes || ctx.discoveryModes.has(mode);
-  if (!wanted('redis')) {
-    // Only the embedded default.
-  } else if (ctx.stores.postgres && ctx.stores.redis) {
+  if (wanted('redis') && ctx.stores.postgres && ctx.stores.redis) {
     configs.push({ label: 'PostgreSQL+Redis, 1 worker', mode: 'postgresql+redis', workers: 1, registerBy: 'batch' });
     configs.push({ label: 'PostgreSQL+Redis, 2 workers', mode: 'postgresql+redis', workers: 2, registerBy: 'batch' });
     configs.push({ label: 'PostgreSQL+Redis, 1 worker, one POST per server', mode: 'postgresql+redis', workers: 1, registerBy: 'single', informational: true });
-  } else if (ctx.stores.postgres) {
+  } else if (wanted('redis') && ctx.stores.postgres) {
     configs.push({ label: 'PostgreSQL queue, 1 worker', mode: 'postgresql', workers: 1, registerBy: 'batch' });
     configs.push({ label: 'PostgreSQL queue, 2 workers', mode: 'postgresql', workers: 2, registerBy: 'batch' });
   }

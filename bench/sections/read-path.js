@@ -56,20 +56,24 @@ async function run(ctx, seeded) {
   if (!infoProbe.ok) out.endpoints.getServerInfo = { notAvailable: infoProbe.why };
   if (!listProbe.ok) out.endpoints.listServers = { notAvailable: listProbe.why };
 
+  const info = {
+    url: `${origin}/api/v1/llm/mcp-get-server-info`,
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    bodies: ids.map((serverId) => JSON.stringify({ serverId })),
+  };
+  /** A load run, with what it did to the answer cache. */
+  const cannonCached = async (label, spec) => {
+    const before = await cacheLookups(origin);
+    const r = await cannon(ctx, label, spec);
+    return { ...r, answerCache: cacheDelta(before, await cacheLookups(origin)) };
+  };
+
   // Before anything asks for them, no answer is kept: each server's first answer is read from PostgreSQL. One pass
   // over the list (each connection starts at its own place in it, so a few servers may be asked for twice).
   if (infoProbe.ok) {
     log('read path: POST /api/v1/llm/mcp-get-server-info, first answers (none kept yet)');
-    const before = await cacheLookups(origin);
-    const r = await cannon(ctx, 'get-server-info-first', {
-      url: `${origin}/api/v1/llm/mcp-get-server-info`,
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      bodies: ids.map((serverId) => JSON.stringify({ serverId })),
-      warmup: 0,
-      amount: ids.length,
-    });
-    out.firstAnswers = { ...r, answerCache: cacheDelta(before, await cacheLookups(origin)) };
+    out.firstAnswers = await cannonCached('get-server-info-first', { ...info, warmup: 0, amount: ids.length });
   }
 
   // The floor and each endpoint are measured in turn, twice in a full run: the machine is shared and its speed
@@ -81,20 +85,11 @@ async function run(ctx, seeded) {
     runs.floor.push(await cannon(ctx, `floor-${attempt}`, { url: `${origin}/health/live` }));
     if (infoProbe.ok) {
       log(`read path: POST /api/v1/llm/mcp-get-server-info (run ${attempt})`);
-      const before = await cacheLookups(origin);
-      const r = await cannon(ctx, `get-server-info-${attempt}`, {
-        url: `${origin}/api/v1/llm/mcp-get-server-info`,
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        bodies: ids.map((serverId) => JSON.stringify({ serverId })),
-      });
-      runs.getServerInfo.push({ ...r, answerCache: cacheDelta(before, await cacheLookups(origin)) });
+      runs.getServerInfo.push(await cannonCached(`get-server-info-${attempt}`, info));
     }
     if (listProbe.ok) {
       log(`read path: GET /api/v1/servers (run ${attempt})`);
-      const before = await cacheLookups(origin);
-      const r = await cannon(ctx, `list-servers-${attempt}`, { url: `${origin}/api/v1/servers`, headers: auth });
-      runs.listServers.push({ ...r, answerCache: cacheDelta(before, await cacheLookups(origin)) });
+      runs.listServers.push(await cannonCached(`list-servers-${attempt}`, { url: `${origin}/api/v1/servers`, headers: auth }));
     }
   }
   const best = (list) => list.reduce((x, y) => (y.rps > x.rps ? y : x));
