@@ -124,6 +124,18 @@ describe('registering several servers at once (POST /api/v1/servers/batch)', () 
     expect(await count('local')).toBe(0);
   });
 
+  it("refuses a tenant's server whose host does not resolve, naming the item and registering nothing", async () => {
+    // .invalid never resolves (RFC 6761); the lookup is real, through the system resolver.
+    const res = await batch([
+      { name: 'resolves-ok', transport: 'streamable-http', url: 'https://ok.example.com/mcp', enabled: false },
+      { name: 'resolves-not', transport: 'streamable-http', url: 'https://mcp.nowhere.invalid/mcp' },
+    ], a.key);
+    expectProblem(res, 400);
+    expect(fields(res.body)).toEqual(['servers.1.url']);
+    expect(res.body.detail).toMatch(/^servers\.1\.url: mcp\.nowhere\.invalid (does not resolve|did not resolve within)/);
+    expect(await count('resolves-')).toBe(0);
+  });
+
   it('refuses an empty list, too many, non-objects and unknown fields', async () => {
     const many = Array.from({ length: 501 }, (_, i) => ({ name: `many-${i}`, transport: 'streamable-http', url: 'https://m.example.com/mcp' }));
     for (const [body, field] of [

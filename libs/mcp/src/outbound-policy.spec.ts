@@ -28,6 +28,38 @@ describe('OutboundPolicy', () => {
     await expect(strict.assertAllowed('https://localhost/mcp')).rejects.toThrow(/loopback/);
   });
 
+  it('refuses a host whose lookup does not answer in time, without waiting for the resolver', async () => {
+    const asked: string[] = [];
+    const silent = new OutboundPolicy([], {
+      lookupTimeoutMs: 50,
+      lookup: (host) => {
+        asked.push(host);
+        return new Promise(() => undefined);
+      },
+    });
+    const started = Date.now();
+    await expect(silent.assertAllowed('https://mcp.example.com/mcp')).rejects.toThrow(
+      new OutboundBlockedError('mcp.example.com did not resolve within 50 ms'),
+    );
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(asked).toEqual(['mcp.example.com']);
+  });
+
+  it('checks what a lookup answers within the deadline, and names a failed lookup', async () => {
+    const answers: Record<string, string> = { 'public.example.com': '93.184.215.14', 'inside.example.com': '10.9.8.7' };
+    const p = new OutboundPolicy([], {
+      lookupTimeoutMs: 1000,
+      lookup: async (host) => {
+        await new Promise((r) => setTimeout(r, 10));
+        if (!answers[host]) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+        return [{ address: answers[host], family: 4 }];
+      },
+    });
+    await expect(p.assertAllowed('https://public.example.com/mcp')).resolves.toBeInstanceOf(URL);
+    await expect(p.assertAllowed('https://inside.example.com/mcp')).rejects.toThrow('inside.example.com resolves to 10.9.8.7, an address in a private range');
+    await expect(p.assertAllowed('https://nowhere.example.com/mcp')).rejects.toThrow('nowhere.example.com does not resolve (ENOTFOUND)');
+  });
+
   it('lets the operator allow hosts and ranges, including plain http to them', async () => {
     const p = new OutboundPolicy(['127.0.0.1', '10.1.0.0/16', 'localhost']);
     await expect(p.assertAllowed('http://127.0.0.1:9/mcp')).resolves.toBeInstanceOf(URL);

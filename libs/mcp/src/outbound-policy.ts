@@ -74,6 +74,27 @@ function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
 }
 
+/** How long a registration waits for its URL's host to resolve. */
+export const REGISTRATION_LOOKUP_TIMEOUT_MS = 5000;
+
+/** Every address a host name resolves to. */
+export type LookupAll = (host: string) => Promise<LookupAddress[]>;
+
+export interface OutboundPolicyOptions {
+  /** How a registration resolves host names (the system resolver, as connections use). */
+  lookup?: LookupAll;
+  /** How long a registration waits for a lookup (REGISTRATION_LOOKUP_TIMEOUT_MS). */
+  lookupTimeoutMs?: number;
+}
+
+function systemLookupAll(host: string): Promise<LookupAddress[]> {
+  return new Promise((resolve, reject) => dnsLookup(host, { all: true }, (err, addrs) => (err ? reject(err) : resolve(addrs))));
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
 /**
  * Where servers registered by tenants may point: https (or http to an allowed
  * host), never to loopback, private, link-local, CGNAT or metadata addresses
@@ -85,8 +106,12 @@ export class OutboundPolicy {
   private readonly allowHosts: string[] = [];
   private readonly allowNets = new BlockList();
   private hasAllowNets = false;
+  private readonly lookupAll: LookupAll;
+  private readonly lookupTimeoutMs: number;
 
-  constructor(allow: string[]) {
+  constructor(allow: string[], options: OutboundPolicyOptions = {}) {
+    this.lookupAll = options.lookup ?? systemLookupAll;
+    this.lookupTimeoutMs = options.lookupTimeoutMs ?? REGISTRATION_LOOKUP_TIMEOUT_MS;
     for (const entry of allow.map((a) => a.trim().toLowerCase()).filter(Boolean)) {
       const [addr, prefix] = entry.split('/');
       const family = isIP(addr);
@@ -137,16 +162,28 @@ export class OutboundPolicy {
     if (why) throw new OutboundBlockedError(`${host} resolves to ${address}, an address in a ${why} range, which tenant servers may not reach`);
   }
 
-  /** Resolves the URL's host and checks every address it resolves to (registration-time check). */
+  /**
+   * Resolves the URL's host and checks every address it resolves to (registration-time check). A host whose
+   * lookup takes longer than the deadline is refused: a registration never waits on a resolver that does not
+   * answer (the lookup itself goes on in the background until the system resolver gives up).
+   */
   async assertAllowed(raw: string): Promise<URL> {
     const url = this.checkUrl(raw);
     const host = hostOf(url);
     if (isIP(host) || this.hostAllowed(host)) return url;
-    const addresses = await new Promise<LookupAddress[]>((resolve, reject) =>
-      dnsLookup(host, { all: true }, (err, addrs) => (err ? reject(err) : resolve(addrs))),
-    ).catch((err: NodeJS.ErrnoException) => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new OutboundBlockedError(`${host} did not resolve within ${formatMs(this.lookupTimeoutMs)}`)), this.lookupTimeoutMs);
+    });
+    const lookup = this.lookupAll(host).catch((err: NodeJS.ErrnoException) => {
       throw new OutboundBlockedError(`${host} does not resolve (${err.code ?? 'lookup failed'})`);
     });
+    let addresses: LookupAddress[];
+    try {
+      addresses = await Promise.race([lookup, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
     for (const a of addresses) this.checkAddress(host, a.address);
     return url;
   }
