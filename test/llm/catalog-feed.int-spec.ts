@@ -1,6 +1,6 @@
-import { CatalogRepository, CatalogToolRow, createPrismaClient, migrate, PrismaClient } from '@app/database';
+import { CatalogRepository, CatalogToolRow, migrate, Sql } from '@app/database';
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { createEmptyDatabase, ScratchDatabase } from '../foundation/scratch-database';
 
 /**
@@ -10,22 +10,23 @@ import { createEmptyDatabase, ScratchDatabase } from '../foundation/scratch-data
  */
 describe('the catalog change feed', () => {
   let db: ScratchDatabase;
-  let prisma: PrismaClient;
+  let pool: Pool;
   let catalog: CatalogRepository;
   let sql: Client;
 
   beforeAll(async () => {
     db = await createEmptyDatabase();
     await migrate(db.url);
-    prisma = createPrismaClient(db.url, 4);
-    catalog = new CatalogRepository(prisma);
+    pool = new Pool({ connectionString: db.url, max: 4 });
+    // Prepared per connection, as the platform runs on PostgreSQL.
+    catalog = new CatalogRepository(new Sql(pool, 'per-connection'));
     sql = new Client({ connectionString: db.url });
     await sql.connect();
   });
 
   afterAll(async () => {
     await sql?.end();
-    await prisma?.$disconnect();
+    await pool?.end();
     await db?.drop();
   });
 

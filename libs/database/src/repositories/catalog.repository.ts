@@ -1,8 +1,8 @@
 import { ServerKind, ServerStatus } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
-import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { isUuid } from '../page';
-import { PRISMA } from '../tokens';
+import { Sql } from '../sql';
+import { SQL } from '../tokens';
 
 /** One tool, as the catalog indexes it: what a search ranks by (the index reads it once and keeps the identity). */
 export interface CatalogToolRow {
@@ -54,17 +54,17 @@ export interface CatalogChanges {
  * discovery that no final failure has overruled: CONNECTED, or DISCOVERING again after having been discovered
  * (a periodic re-discovery passes through DISCOVERING and must not make the tools vanish meanwhile).
  */
-const LIVE = Prisma.sql`s.enabled AND (s.status = 'CONNECTED' OR (s.status = 'DISCOVERING' AND s.last_discovered_at IS NOT NULL))`;
+const LIVE = `s.enabled AND (s.status = 'CONNECTED' OR (s.status = 'DISCOVERING' AND s.last_discovered_at IS NOT NULL))`;
 
-const CONNECTION = Prisma.sql`md5(json_build_array(s.transport, s.url, s.command, s.args, s.env, s.headers,
+const CONNECTION = `md5(json_build_array(s.transport, s.url, s.command, s.args, s.env, s.headers,
   s.credentials_cipher, s.credentials_env, s.app_slug, s.account_id)::text)`;
 
-const TOOLS_HASH = Prisma.sql`(SELECT md5(coalesce(string_agg(t.name || ':' || t.hash, ',' ORDER BY t.position, t.name), ''))
+const TOOLS_HASH = `(SELECT md5(coalesce(string_agg(t.name || ':' || t.hash, ',' ORDER BY t.position, t.name), ''))
    FROM tools t WHERE t.server_id = s.id)`;
 
-const SERVER_COLUMNS = Prisma.sql`s.id, s.name, coalesce(s.server_title, s.server_name) AS self_name, s.kind, s.tenant_id, s.status, s.enabled, ${CONNECTION} AS connection, ${TOOLS_HASH} AS tools_hash`;
+const SERVER_COLUMNS = `s.id, s.name, coalesce(s.server_title, s.server_name) AS self_name, s.kind, s.tenant_id, s.status, s.enabled, ${CONNECTION} AS connection, ${TOOLS_HASH} AS tools_hash`;
 
-const TOOL_JSON = Prisma.sql`(
+const TOOL_JSON = `(
   jsonb_build_object('name', t.name, 'inputSchema', t.input_schema)
   || CASE WHEN t.title IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('title', t.title) END
   || CASE WHEN t.description IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('description', t.description) END
@@ -100,7 +100,7 @@ interface RawDefinition {
   definition: string;
 }
 
-const TOOL_COLUMNS = Prisma.sql`t.server_id, t.name AS tool_name, t.title, t.description, t.input_schema, t.annotations->>'title' AS annotations_title`;
+const TOOL_COLUMNS = `t.server_id, t.name AS tool_name, t.title, t.description, t.input_schema, t.annotations->>'title' AS annotations_title`;
 
 function toServer(r: RawServer): CatalogServerRow {
   return { id: r.id, name: r.name, selfName: r.self_name, kind: r.kind, tenantId: r.tenant_id, status: r.status, enabled: r.enabled, live: r.live, connection: r.connection, toolsHash: r.tools_hash };
@@ -123,11 +123,11 @@ function toTool(r: RawTool): CatalogToolRow {
  */
 @Injectable()
 export class CatalogRepository {
-  constructor(@Inject(PRISMA) private readonly prisma: PrismaClient) {}
+  constructor(@Inject(SQL) private readonly sql: Sql) {}
 
   /** The oldest transaction still running now: changes of older transactions are all visible to a read that follows. */
   async currentXmin(): Promise<bigint> {
-    const rows = await this.prisma.$queryRaw<{ xmin: bigint }[]>`SELECT (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint AS xmin`;
+    const rows = await this.sql.query<{ xmin: string }>(`SELECT (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint AS xmin`);
     return BigInt(rows[0].xmin);
   }
 
@@ -137,20 +137,29 @@ export class CatalogRepository {
    * first page: a change committed while the pages are read is then also reported by changesSince().
    */
   async loadPage(afterId: string | null, limit: number): Promise<{ servers: CatalogServerRow[]; tools: CatalogToolRow[] }> {
-    const after = afterId === null ? Prisma.empty : Prisma.sql`AND s.id > ${afterId}::uuid`;
-    const servers = await this.prisma.$queryRaw<RawServer[]>`
-      SELECT ${SERVER_COLUMNS}, true AS live
-        FROM servers s
-       WHERE ${LIVE} ${after}
-       ORDER BY s.id
-       LIMIT ${limit}`;
+    // Two texts rather than `$1 IS NULL OR s.id > $1`, which a prepared statement's generic plan could not
+    // answer from the primary key's order.
+    const servers =
+      afterId === null
+        ? await this.sql.query<RawServer>(
+            `SELECT ${SERVER_COLUMNS}, true AS live FROM servers s WHERE ${LIVE} ORDER BY s.id LIMIT $1`,
+            [limit],
+            'catalog.first-page',
+          )
+        : await this.sql.query<RawServer>(
+            `SELECT ${SERVER_COLUMNS}, true AS live FROM servers s WHERE ${LIVE} AND s.id > $1::uuid ORDER BY s.id LIMIT $2`,
+            [afterId, limit],
+            'catalog.page',
+          );
     if (servers.length === 0) return { servers: [], tools: [] };
-    const list = Prisma.join(servers.map((r) => Prisma.sql`${r.id}::uuid`));
-    const tools = await this.prisma.$queryRaw<RawTool[]>`
-      SELECT ${TOOL_COLUMNS}
-        FROM tools t
-       WHERE t.server_id IN (${list})
-       ORDER BY t.server_id, t.position, t.name`;
+    const tools = await this.sql.query<RawTool>(
+      `SELECT ${TOOL_COLUMNS}
+         FROM tools t
+        WHERE t.server_id = ANY($1::uuid[])
+        ORDER BY t.server_id, t.position, t.name`,
+      [servers.map((r) => r.id)],
+      'catalog.page-tools',
+    );
     return { servers: servers.map(toServer), tools: tools.map(toTool) };
   }
 
@@ -158,11 +167,14 @@ export class CatalogRepository {
   async definitions(keys: { serverId: string; toolName: string }[]): Promise<CatalogDefinitionRow[]> {
     const valid = keys.filter((k) => isUuid(k.serverId));
     if (valid.length === 0) return [];
-    const rows = await this.prisma.$queryRaw<RawDefinition[]>`
-      SELECT t.server_id, t.name AS tool_name, ${TOOL_JSON} AS definition
-        FROM tools t
-        JOIN unnest(${valid.map((k) => k.serverId)}::uuid[], ${valid.map((k) => k.toolName)}::text[]) AS k(server_id, name)
-          ON t.server_id = k.server_id AND t.name = k.name`;
+    const rows = await this.sql.query<RawDefinition>(
+      `SELECT t.server_id, t.name AS tool_name, ${TOOL_JSON} AS definition
+         FROM tools t
+         JOIN unnest($1::uuid[], $2::text[]) AS k(server_id, name)
+           ON t.server_id = k.server_id AND t.name = k.name`,
+      [valid.map((k) => k.serverId), valid.map((k) => k.toolName)],
+      'catalog.definitions',
+    );
     return rows.map((r) => ({ serverId: r.server_id, toolName: r.tool_name, definition: r.definition }));
   }
 
@@ -170,17 +182,22 @@ export class CatalogRepository {
   async loadServers(ids: string[]): Promise<{ servers: CatalogServerRow[]; tools: CatalogToolRow[] }> {
     const valid = ids.filter(isUuid);
     if (valid.length === 0) return { servers: [], tools: [] };
-    const list = Prisma.join(valid.map((id) => Prisma.sql`${id}::uuid`));
-    const servers = await this.prisma.$queryRaw<RawServer[]>`
-      SELECT ${SERVER_COLUMNS}, (${LIVE}) AS live
-        FROM servers s
-       WHERE s.id IN (${list})`;
-    const tools = await this.prisma.$queryRaw<RawTool[]>`
-      SELECT ${TOOL_COLUMNS}
-        FROM tools t
-        JOIN servers s ON s.id = t.server_id
-       WHERE t.server_id IN (${list}) AND ${LIVE}
-       ORDER BY t.server_id, t.position, t.name`;
+    const servers = await this.sql.query<RawServer>(
+      `SELECT ${SERVER_COLUMNS}, (${LIVE}) AS live
+         FROM servers s
+        WHERE s.id = ANY($1::uuid[])`,
+      [valid],
+      'catalog.servers',
+    );
+    const tools = await this.sql.query<RawTool>(
+      `SELECT ${TOOL_COLUMNS}
+         FROM tools t
+         JOIN servers s ON s.id = t.server_id
+        WHERE t.server_id = ANY($1::uuid[]) AND ${LIVE}
+        ORDER BY t.server_id, t.position, t.name`,
+      [valid],
+      'catalog.servers-tools',
+    );
     return { servers: servers.map(toServer), tools: tools.map(toTool) };
   }
 
@@ -189,11 +206,14 @@ export class CatalogRepository {
    * their ids), and the xmin to pass next time. Read in one statement, so the xmin and the rows share a snapshot.
    */
   async changesSince(xmin: bigint): Promise<CatalogChanges> {
-    const rows = await this.prisma.$queryRaw<{ xmin: bigint; id: bigint | null; server_id: string | null }[]>`
-      SELECT x.xmin, c.id, c.server_id
-        FROM (SELECT (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint AS xmin) x
-        LEFT JOIN catalog_changes c ON c.txid >= ${xmin}
-       ORDER BY c.id`;
+    const rows = await this.sql.query<{ xmin: string; id: string | null; server_id: string | null }>(
+      `SELECT x.xmin, c.id, c.server_id
+         FROM (SELECT (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint AS xmin) x
+         LEFT JOIN catalog_changes c ON c.txid >= $1::bigint
+        ORDER BY c.id`,
+      [xmin.toString()],
+      'catalog.changes',
+    );
     const changes: CatalogChangeRow[] = [];
     for (const r of rows) if (r.id !== null && r.server_id !== null) changes.push({ id: BigInt(r.id), serverId: r.server_id });
     return { changes, xmin: BigInt(rows[0].xmin) };
@@ -201,6 +221,10 @@ export class CatalogRepository {
 
   /** Drops changes older than `ageMs`; returns how many. */
   async prune(ageMs: number): Promise<number> {
-    return this.prisma.$executeRaw`DELETE FROM catalog_changes WHERE at < now() - make_interval(secs => ${ageMs / 1000})`;
+    const rows = await this.sql.query<{ n: number }>(
+      `WITH gone AS (DELETE FROM catalog_changes WHERE at < now() - make_interval(secs => $1) RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+      [ageMs / 1000],
+    );
+    return rows[0].n;
   }
 }
