@@ -156,7 +156,7 @@ async function main(argv) {
           searchFig.http.push(await search.httpLatency(ctx, seeded));
         }
         await seeded.grow(10_000);
-        const sized = { servers: seeded.servers, tools: seeded.tools, apiStartMs: seeded.apiStartMs, seedMs: seeded.seedMs };
+        const sized = { servers: seeded.servers, tools: seeded.tools, apiStartMs: seeded.apiStartMs, catalogLoadMs: seeded.catalogLoadMs, seedMs: seeded.seedMs };
         results.figures.seeded = { mode: seeded.mode, ...sized };
         if (opts.only.has('read')) results.figures.readPath = { mode: seeded.mode, ...(await readPath.run(ctx, seeded)) };
         if (opts.only.has('search')) searchFig.http.push(await search.httpLatency(ctx, seeded));

@@ -194,6 +194,20 @@ async function cleanupStores() {
 
 // ---------------------------------------------------------------------------------------- processes
 
+/** How long the api's tool catalog took to load, from its log line "tool catalog loaded" (null when absent). */
+function catalogLoadMsOf(logPath) {
+  try {
+    for (const line of fs.readFileSync(logPath, 'utf8').split('\n')) {
+      if (!line.includes('"tool catalog loaded"')) continue;
+      const ms = JSON.parse(line).ms;
+      return typeof ms === 'number' ? ms : null;
+    }
+  } catch {
+    // no log, or a line that is not JSON: not measured
+  }
+  return null;
+}
+
 /**
  * One platform: `mode` is 'postgres-redis' (api + `workers` worker processes on a database and a Redis prefix
  * of their own) or 'embedded' (one process, api and worker together, on a temporary DATA_DIR).
@@ -253,6 +267,7 @@ class Platform {
     const startedAt = Date.now();
     await this.waitReady(this.mode === 'embedded' ? 120_000 : 60_000);
     this.apiStartMs = Date.now() - startedAt;
+    this.catalogLoadMs = catalogLoadMsOf(this.api.logPath);
     if (this.mode !== 'embedded') {
       this.workers = [];
       for (let w = 0; w < this.workerCount; w++) {

@@ -81,6 +81,7 @@ class SeededPlatform {
     log(`seeded platform: ${r.servers} servers, ${r.tools} tools stored in ${r.ms} ms; starting api and worker`);
     await this.platform.start({ nodeOptions: this.ctx.nodeOptions });
     this.apiStartMs = this.platform.apiStartMs;
+    this.catalogLoadMs = this.platform.catalogLoadMs;
     const key = await this.platform.http.expect('POST', `/api/v1/tenants/${tenantIdOf(TENANT)}/api-keys`, { name: `bench-${Date.now()}` }, [201]);
     this.tenantKey = key.key;
   }
