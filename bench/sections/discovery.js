@@ -213,14 +213,14 @@ function concurrencyOf(cfg) {
 }
 
 /**
- * The floor and the platform, each measured twice in a full run (floor, platform, floor, platform) and once in a
- * quick one. The machine is shared and its speed moves within a run: each side keeps its better run, so that
- * neither is compared at its worst with the other at its best. A platform run that left servers unconnected is a
+ * The floor and the platform, each measured three times in a full run (floor, platform, floor, platform, ...) and
+ * once in a quick one. The machine is shared and its speed moves within a run: each side keeps its best run, so
+ * that neither is compared at its worst with the other at its best. A platform run that left servers unconnected is a
  * miss whatever the other run did.
  */
 async function runConfig(ctx, cfg) {
   const concurrency = concurrencyOf(cfg);
-  const rounds = ctx.quick ? 1 : 2;
+  const rounds = ctx.quick ? 1 : 3;
   const floors = [];
   const platforms = [];
   for (let attempt = 1; attempt <= rounds; attempt++) {
