@@ -16,12 +16,19 @@ const REGISTER_IN_FLIGHT = 32;
 const BATCH = 500;
 /** How long the probe server may take; the embedded default picks new jobs up only on its next sweep (up to 60 s). */
 const PROBE_TIMEOUT_MS = { quick: 30_000, full: 75_000 };
+/** The fixture servers of the informational runs answer each request this late, as servers across a network would. */
+const FAR_MS = 100;
 const CONNECTED = 'MCP_SERVER_CONNECTION_STATUS_CONNECTED';
 const DISCOVERING = 'MCP_SERVER_CONNECTION_STATUS_DISCOVERING';
 
-async function floor(ctx, concurrency, count) {
+/** Where a configuration's fixture servers are: on loopback, or as if `rttMs` away. */
+function fixtureBase(ctx, cfg) {
+  return cfg?.rttMs ? `${ctx.fixture.base}/rtt/${cfg.rttMs}` : ctx.fixture.base;
+}
+
+async function floor(ctx, concurrency, count, base = ctx.fixture.base) {
   const fixtures = new CpuMeter({ fixtures: () => [ctx.fixture.proc.pid] }).start();
-  const r = await runNodeJson('discovery-floor', [path.join(__dirname, '..', 'floor', 'discovery-floor.js'), JSON.stringify({ base: ctx.fixture.base, count, concurrency })], {
+  const r = await runNodeJson('discovery-floor', [path.join(__dirname, '..', 'floor', 'discovery-floor.js'), JSON.stringify({ base, count, concurrency })], {
     env: process.env,
     cwd: ROOT,
     logDir: ctx.logDir,
@@ -33,13 +40,13 @@ async function floor(ctx, concurrency, count) {
   return r;
 }
 
-function registration(ctx, i, label) {
-  return { name: `${label}-${i}`, kind: 'MCP_SERVER_KIND_BUILT_IN', transport: 'streamable-http', url: `${ctx.fixture.base}/s/${i}/mcp` };
+function registration(base, i, label) {
+  return { name: `${label}-${i}`, kind: 'MCP_SERVER_KIND_BUILT_IN', transport: 'streamable-http', url: `${base}/s/${i}/mcp` };
 }
 
 /** Registers the probe server and waits for it: tells whether discovery works in this build at all. */
 async function probe(ctx, platform) {
-  const created = await platform.http.expect('POST', '/api/v1/servers', registration(ctx, ctx.fixture.probeIndex, 'probe'), [201]);
+  const created = await platform.http.expect('POST', '/api/v1/servers', registration(ctx.fixture.base, ctx.fixture.probeIndex, 'probe'), [201]);
   const timeoutMs = PROBE_TIMEOUT_MS[ctx.quick ? 'quick' : 'full'];
   const deadline = Date.now() + timeoutMs;
   let server = created;
@@ -114,17 +121,18 @@ async function progressFromApi(platform, prefix, n) {
  */
 async function register(ctx, platform, cfg, prefix) {
   const indexes = Array.from({ length: ctx.n }, (_, i) => i);
+  const base = fixtureBase(ctx, cfg);
   // A refused registration is the platform's answer: counted and reported, and the rest is still timed.
   const refused = [];
   if (cfg.registerBy === 'batch') {
     for (let i = 0; i < indexes.length; i += BATCH) {
       const chunk = indexes.slice(i, i + BATCH);
-      const res = await platform.http.request('POST', '/api/v1/servers/batch', { servers: chunk.map((j) => registration(ctx, j, prefix)) });
+      const res = await platform.http.request('POST', '/api/v1/servers/batch', { servers: chunk.map((j) => registration(base, j, prefix)) });
       if (res.status !== 201) for (const _ of chunk) refused.push(`${res.status}: ${res.text.slice(0, 300)}`);
     }
   } else {
     await mapLimit(indexes, REGISTER_IN_FLIGHT, async (i) => {
-      const res = await platform.http.request('POST', '/api/v1/servers', registration(ctx, i, prefix));
+      const res = await platform.http.request('POST', '/api/v1/servers', registration(base, i, prefix));
       if (res.status !== 201) refused.push(`${res.status}: ${res.text.slice(0, 300)}`);
     });
   }
@@ -225,7 +233,7 @@ async function runConfig(ctx, cfg) {
   const platforms = [];
   for (let attempt = 1; attempt <= rounds; attempt++) {
     log(`discovery [${cfg.label}]: floor, bare SDK at concurrency ${concurrency} (run ${attempt})`);
-    floors.push(await floor(ctx, concurrency, ctx.n));
+    floors.push(await floor(ctx, concurrency, ctx.n, fixtureBase(ctx, cfg)));
     const timed = await platformRound(ctx, cfg, attempt);
     if (timed.notAvailable) return { ...cfg, concurrency, notAvailable: timed.notAvailable };
     platforms.push(timed);
@@ -260,6 +268,10 @@ async function run(ctx) {
     configs.push({ label: 'PostgreSQL+Redis, 1 worker', mode: 'postgresql+redis', workers: 1, registerBy: 'batch' });
     configs.push({ label: 'PostgreSQL+Redis, 2 workers', mode: 'postgresql+redis', workers: 2, registerBy: 'batch' });
     configs.push({ label: 'PostgreSQL+Redis, 1 worker, one POST per server', mode: 'postgresql+redis', workers: 1, registerBy: 'single', informational: true });
+    // Servers across a network: discovery waits on them more than it computes, so a second worker has work to add
+    // even where one worker already fills the machine with servers on loopback.
+    configs.push({ label: `PostgreSQL+Redis, 1 worker, servers ${FAR_MS} ms away`, mode: 'postgresql+redis', workers: 1, registerBy: 'batch', informational: true, rttMs: FAR_MS });
+    configs.push({ label: `PostgreSQL+Redis, 2 workers, servers ${FAR_MS} ms away`, mode: 'postgresql+redis', workers: 2, registerBy: 'batch', informational: true, rttMs: FAR_MS });
   } else if (wanted('redis') && ctx.stores.postgres) {
     configs.push({ label: 'PostgreSQL queue, 1 worker', mode: 'postgresql', workers: 1, registerBy: 'batch' });
     configs.push({ label: 'PostgreSQL queue, 2 workers', mode: 'postgresql', workers: 2, registerBy: 'batch' });
@@ -282,7 +294,13 @@ async function run(ctx) {
   const one = runs.find((r) => r.mode !== 'embedded' && r.workers === 1 && !r.informational);
   const two = runs.find((r) => r.mode !== 'embedded' && r.workers === 2 && !r.informational);
   const speedup = one?.platformMs && two?.platformMs ? round(one.platformMs / two.platformMs, 3) : null;
-  return { servers: ctx.n, toolsPerServer: TOOLS_PER_SERVER, concurrencyPerWorker: CONCURRENCY_PER_WORKER, runs, workerSpeedup: speedup, speedupMode: one?.mode ?? null };
+  const farOne = runs.find((r) => r.rttMs && r.workers === 1);
+  const farTwo = runs.find((r) => r.rttMs && r.workers === 2);
+  const farSpeedup =
+    farOne?.platformMs && farTwo?.platformMs
+      ? { rttMs: FAR_MS, platform: round(farOne.platformMs / farTwo.platformMs, 3), floor: round(farOne.floorMs / farTwo.floorMs, 3) }
+      : null;
+  return { servers: ctx.n, toolsPerServer: TOOLS_PER_SERVER, concurrencyPerWorker: CONCURRENCY_PER_WORKER, runs, workerSpeedup: speedup, speedupMode: one?.mode ?? null, farWorkerSpeedup: farSpeedup };
 }
 
 module.exports = { run, MODES };
