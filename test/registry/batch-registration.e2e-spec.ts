@@ -59,6 +59,21 @@ describe('registering several servers at once (POST /api/v1/servers/batch)', () 
     expect(listed.body).toMatchObject({ status: 'MCP_SERVER_CONNECTION_STATUS_CONNECTED', toolCount: 25, metadata: { team: 'search' } });
   });
 
+  it('lists the servers of a batch in the order they were given (they share one creation time)', async () => {
+    const names = Array.from({ length: 40 }, (_, i) => `order-${String(39 - i).padStart(2, '0')}-${i % 7}`);
+    const res = await batch(names.map((name) => ({ name, transport: 'streamable-http', url: 'https://order.example.com/mcp', enabled: false })));
+    expect(res.status).toBe(201);
+    const listed: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await t.request('GET', `/api/v1/servers?pageSize=15${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`);
+      expect(page.status).toBe(200);
+      listed.push(...page.body.servers.map((s: { name: string }) => s.name).filter((n: string) => n.startsWith('order-')));
+      token = page.body.nextPageToken;
+    } while (token);
+    expect(listed).toEqual(names);
+  });
+
   it('is all or nothing: one bad item is named and nothing is registered', async () => {
     const res = await batch([
       { name: 'aon-1', transport: 'streamable-http', url: 'https://one.example.com/mcp' },

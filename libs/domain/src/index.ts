@@ -27,3 +27,4 @@ export {
   ServiceUnavailableError,
 } from './errors';
 export { ToolDefinition, ServerCredentials, ServerRecord, Principal, isAdmin } from './server';
+export { timeOrderedUuid } from './ids';

@@ -1,8 +1,7 @@
 import { AppConfig, APP_CONFIG } from '@app/config';
 import { ServerRepository } from '@app/database';
-import { ForbiddenError, InvalidInputError, NotConfiguredError, Principal, ServerKind, ServerStatus, TransportType } from '@app/domain';
+import { ForbiddenError, InvalidInputError, NotConfiguredError, Principal, ServerKind, ServerStatus, TransportType, timeOrderedUuid } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { AuditService } from '../audit/audit.service';
 import { ServerDto } from '../servers/server.dto';
 import { toServerDto } from '../servers/server.presenter';
@@ -36,7 +35,7 @@ export class IntegrationService {
     const name = (dto.name ?? `pipedream-${dto.appSlug}${dto.accountId ? `-${dto.accountId}` : ''}`).trim();
     if (!name) throw new InvalidInputError('name: must not be blank', [{ field: 'name', message: 'must not be blank' }]);
     const server = await this.servers.create({
-      id: randomUUID(),
+      id: timeOrderedUuid(),
       tenantId: principal.tenantId,
       name,
       kind: ServerKind.INTEGRATION,

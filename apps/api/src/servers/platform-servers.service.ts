@@ -1,9 +1,8 @@
 import { AppConfig, APP_CONFIG, ConfigError } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
 import { ServerChange, ServerRepository } from '@app/database';
-import { ConflictError, ServerCredentials, ServerKind, ServerRecord, ServerStatus, TransportType } from '@app/domain';
+import { ConflictError, ServerCredentials, ServerKind, ServerRecord, ServerStatus, TransportType, timeOrderedUuid } from '@app/domain';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { AuditActor, AuditService } from '../audit/audit.service';
 import { ExternalRegistration, parseExternalServersFile } from './external-servers.file';
@@ -137,7 +136,7 @@ export class PlatformServersService implements OnApplicationBootstrap {
   }
 
   private async create(kind: ServerKind, d: Desired, actor: AuditActor): Promise<void> {
-    const id = randomUUID();
+    const id = timeOrderedUuid();
     let server: ServerRecord;
     try {
       server = await this.servers.create({

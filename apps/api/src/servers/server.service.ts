@@ -22,11 +22,11 @@ import {
   ServerKind,
   ServerRecord,
   ServerStatus,
+  timeOrderedUuid,
 } from '@app/domain';
 import { OutboundPolicy } from '@app/mcp';
 import { DiscoveryProducer, DiscoveryTrigger } from '@app/queue';
 import { Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { AuditService } from '../audit/audit.service';
 import { Answer, AnswerCache, audienceOf } from '../common/answer-cache';
 import {
@@ -174,7 +174,7 @@ export class ServerService {
     assertNoFieldErrors([...connectionErrors(kind, connection), ...credentialsErrors(kind, dto.credentials)]);
     if (checkOutbound && kind === ServerKind.CUSTOM && connection.url) await assertOutboundAllowed(this.outbound, connection.url);
 
-    const id = randomUUID();
+    const id = timeOrderedUuid();
     const creds = dto.credentials ? splitCredentials(dto.credentials) : { secret: null, env: null };
     const enabled = dto.enabled ?? true;
     return {
