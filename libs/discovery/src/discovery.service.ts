@@ -85,7 +85,7 @@ export class DiscoveryService implements OnModuleDestroy {
   /** This process's name on the leases it takes. */
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private readonly limits: ListingLimits;
-  /** Sessions of remote servers still being ended after their attempt returned (see run()). */
+  /** Sessions still being ended, remote ones after their attempt returned (see run()). */
   private readonly closing = new Set<Promise<unknown>>();
 
   constructor(
@@ -235,23 +235,26 @@ export class DiscoveryService implements OnModuleDestroy {
       if (final) this.watcher.unwatch(server.id);
       return { kind: 'failed', failure, reason, final, durationMs };
     } finally {
-      if (session && !adopted) await this.close(session, server.transport === TransportType.STDIO);
+      if (session && !adopted) {
+        // A child process is reaped before the attempt returns, so that no more of them live at once than
+        // discoveries run. A remote session is ended after the attempt has returned: its DELETE says nothing about
+        // the server, and waiting a round trip for it would keep the attempt's place in the worker's concurrency
+        // from the next server (a third of a discovery's time for a server 100 ms away).
+        const closed = this.close(session);
+        if (server.transport === TransportType.STDIO) await closed;
+      }
     }
   }
 
   /**
    * Ends a discovery's session, never waiting long for a server that ignores the close (the transport kills a
-   * child that does not exit). A child process is reaped before the attempt returns, so that no more of them live
-   * at once than discoveries run (`reap`). A remote session is ended after the attempt has returned: its DELETE
-   * says nothing about the server, and waiting a round trip for it would keep the attempt's place in the worker's
-   * concurrency from the next server (a third of a discovery's time for a server 100 ms away).
+   * child that does not exit). Settles within CLOSE_WAIT_MS; a stop waits for the closes still under way.
    */
-  private close(session: McpSession, reap: boolean): Promise<unknown> | undefined {
+  private close(session: McpSession): Promise<unknown> {
     const closed = Promise.race([session.close().catch(() => undefined), sleep(CLOSE_WAIT_MS)]);
-    if (reap) return closed;
     this.closing.add(closed);
     void closed.finally(() => this.closing.delete(closed));
-    return undefined;
+    return closed;
   }
 
   private unrecorded(status: 'lost' | 'superseded' | 'disabled', serverId: string, durationMs: number): AttemptOutcome {
