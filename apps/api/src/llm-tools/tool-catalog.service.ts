@@ -4,6 +4,7 @@ import type { SearchToolsInput, SearchToolsResult } from '@app/registry';
 import { ToolSearchIndex } from '@app/search';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { LocalServerChanges } from '../common/local-server-changes';
 import { AnalysedTool, analysedTool, CatalogTool, retainTool } from './catalog-tool';
 
 /** A server whose tools are searchable and callable now. */
@@ -54,7 +55,7 @@ function unchanged(a: CatalogServer, b: CatalogServer): boolean {
  * or disabled are left out.
  */
 @Injectable()
-export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestroy {
+export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestroy, LocalServerChanges {
   private readonly logger = new Logger(ToolCatalogService.name);
   private index = ToolCatalogService.newIndex();
   private servers = new Map<string, CatalogServer>();
@@ -74,6 +75,8 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
   private loaded: Promise<void> = Promise.resolve();
   /** Whether a whole load has succeeded (readiness). */
   private complete = false;
+  /** Set while a whole load runs: servers changed through this process meanwhile, read again before it is swapped in. */
+  private changedDuringLoad?: Set<string>;
 
   constructor(private readonly repository: CatalogRepository) {}
 
@@ -155,6 +158,30 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
     await this.serialized(() => this.reload([serverId]));
   }
 
+  /**
+   * A change made through this process, before it is answered: a withdrawn server (disabled, deleted) leaves
+   * the index and its sessions at once; then the server is read again after whatever reload is under way, so
+   * that a read of before the change cannot put it back. During a whole load the load reads it again itself.
+   */
+  async serverChanged(serverId: string, { withdrawn }: { withdrawn: boolean }): Promise<void> {
+    if (withdrawn) this.withdraw(serverId);
+    if (this.changedDuringLoad) {
+      this.changedDuringLoad.add(serverId);
+      return;
+    }
+    await this.serialized(async () => {
+      if (withdrawn) this.withdraw(serverId);
+      await this.reload([serverId]);
+    }).catch((err: Error) => this.logger.warn({ serverId, err: err.message }, 'a changed server could not be read again; the change feed will bring it'));
+  }
+
+  private withdraw(serverId: string): void {
+    if (!this.servers.has(serverId)) return;
+    this.index.removeServer(serverId);
+    this.servers.delete(serverId);
+    this.notify(serverId);
+  }
+
   /** Reads the change feed once and reloads what changed (the poller's step; tests call it to skip the wait). */
   async poll(): Promise<void> {
     await this.serialized(async () => {
@@ -222,6 +249,32 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
     const xmin = await this.repository.currentXmin();
     const index = ToolCatalogService.newIndex();
     const servers = new Map<string, CatalogServer>();
+    const changedHere = (this.changedDuringLoad = new Set<string>());
+    try {
+      await this.loadPages(index, servers);
+      // Servers changed through this process while the pages were read are read again; the last check and the
+      // swap below run without a pause, so no change is answered in between.
+      while (changedHere.size > 0) {
+        const ids = [...changedHere];
+        changedHere.clear();
+        await this.reload(ids, { index, servers, notify: false });
+      }
+    } finally {
+      this.changedDuringLoad = undefined;
+    }
+    const previous = this.servers;
+    this.index = index;
+    this.servers = servers;
+    this.xmin = xmin;
+    this.seen = new Set();
+    this.lastPollAt = Date.now();
+    this.definitionCache.clear();
+    this.complete = true;
+    for (const id of previous.keys()) this.notify(id);
+    this.logger.log({ servers: servers.size, tools: index.size, ms: Date.now() - started }, 'tool catalog loaded');
+  }
+
+  private async loadPages(index: ToolSearchIndex, servers: Map<string, CatalogServer>): Promise<void> {
     // The next page is read while this one is indexed.
     let next = this.repository.loadPage(null, PAGE_SERVERS);
     for (;;) {
@@ -239,19 +292,13 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
       // Searches and calls keep being answered (they wait for the load, the rest of the API does not).
       await yieldToEventLoop();
     }
-    const previous = this.servers;
-    this.index = index;
-    this.servers = servers;
-    this.xmin = xmin;
-    this.seen = new Set();
-    this.lastPollAt = Date.now();
-    this.definitionCache.clear();
-    this.complete = true;
-    for (const id of previous.keys()) this.notify(id);
-    this.logger.log({ servers: servers.size, tools: index.size, ms: Date.now() - started }, 'tool catalog loaded');
   }
 
-  private async reload(ids: string[]): Promise<void> {
+  /** Reads some servers again into the live catalog (or into one being loaded, `into`). */
+  private async reload(
+    ids: string[],
+    into: { index: ToolSearchIndex; servers: Map<string, CatalogServer>; notify: boolean } = { index: this.index, servers: this.servers, notify: true },
+  ): Promise<void> {
     for (let i = 0; i < ids.length; i += PAGE_SERVERS) {
       const batch = ids.slice(i, i + PAGE_SERVERS);
       const { servers, tools } = await this.repository.loadServers(batch);
@@ -259,19 +306,19 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
       const byServer = groupTools(tools);
       for (const id of batch) {
         const row = rows.get(id);
-        const before = this.servers.get(id);
+        const before = into.servers.get(id);
         if (row?.live) {
           const { entry, analysed } = this.entryOf(row, byServer.get(id) ?? []);
           // A re-discovery that found everything as it was changes nothing here (nor the sessions open on it).
           if (before && unchanged(before, entry)) continue;
-          this.index.upsertServerTools(id, analysed);
-          this.servers.set(id, entry);
+          into.index.upsertServerTools(id, analysed);
+          into.servers.set(id, entry);
         } else {
           if (!before) continue;
-          this.index.removeServer(id);
-          this.servers.delete(id);
+          into.index.removeServer(id);
+          into.servers.delete(id);
         }
-        this.notify(id);
+        if (into.notify) this.notify(id);
       }
     }
   }

@@ -1,6 +1,7 @@
 import { InProcessServers, McpModule } from '@app/mcp';
 import { RegistryServerModule } from '@app/registry';
 import { Global, Module } from '@nestjs/common';
+import { LOCAL_SERVER_CHANGES } from '../common/local-server-changes';
 import { TOOL_CATALOG_READINESS } from '../health/health.service';
 import { LlmToolsModule } from '../llm-tools/llm-tools.module';
 import { ToolCatalogService } from '../llm-tools/tool-catalog.service';
@@ -11,7 +12,8 @@ import { McpEndpointService } from './mcp-endpoint.service';
 /**
  * The /mcp endpoint, and the registry's own MCP server registered in-process, so that the start-up
  * registration of platform servers (INTERNAL_SERVER_CATALOG, global for it) records it as the INTERNAL server.
- * Readiness waits for the tool catalog (TOOL_CATALOG_READINESS, global for the health module).
+ * Readiness waits for the tool catalog (TOOL_CATALOG_READINESS, global for the health module); server changes
+ * made through this process reach the catalog before they are answered (LOCAL_SERVER_CHANGES, global for the servers module).
  */
 @Global()
 @Module({
@@ -21,7 +23,8 @@ import { McpEndpointService } from './mcp-endpoint.service';
     McpEndpointService,
     { provide: INTERNAL_SERVER_CATALOG, useExisting: InProcessServers },
     { provide: TOOL_CATALOG_READINESS, useExisting: ToolCatalogService },
+    { provide: LOCAL_SERVER_CHANGES, useExisting: ToolCatalogService },
   ],
-  exports: [INTERNAL_SERVER_CATALOG, TOOL_CATALOG_READINESS],
+  exports: [INTERNAL_SERVER_CATALOG, TOOL_CATALOG_READINESS, LOCAL_SERVER_CHANGES],
 })
 export class McpEndpointModule {}

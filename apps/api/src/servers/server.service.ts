@@ -26,9 +26,10 @@ import {
 } from '@app/domain';
 import { OutboundPolicy } from '@app/mcp';
 import { DiscoveryProducer, DiscoveryTrigger } from '@app/queue';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { Answer, AnswerCache, audienceOf } from '../common/answer-cache';
+import { LOCAL_SERVER_CHANGES, LocalServerChanges } from '../common/local-server-changes';
 import {
   CreateServerDto,
   DiscoveriesQueryDto,
@@ -83,6 +84,7 @@ export class ServerService {
     private readonly producer: DiscoveryProducer,
     private readonly audit: AuditService,
     private readonly cache: AnswerCache,
+    @Optional() @Inject(LOCAL_SERVER_CHANGES) private readonly local?: LocalServerChanges,
   ) {}
 
   /** A server the principal may see, or 404 (a tenant never learns whether another's exists). */
@@ -267,6 +269,7 @@ export class ServerService {
       Object.assign(change, { status: ServerStatus.DISCOVERING, statusReason: QUEUED, discoveryRequestedAt: new Date() });
     }
     const updated = await this.servers.update(server.id, change);
+    await this.local?.serverChanged(server.id, { withdrawn: !updated.enabled });
     if (rediscover) await this.queueDiscovery(updated.id, 'updated');
     await this.audit.record(principal, {
       action: 'server.update',
@@ -282,6 +285,7 @@ export class ServerService {
     const server = await this.findVisible(principal, id);
     assertWritable(principal, server);
     await this.servers.delete(server.id);
+    await this.local?.serverChanged(server.id, { withdrawn: true });
     await this.audit.record(principal, {
       action: 'server.delete',
       resourceType: 'server',
