@@ -1,5 +1,7 @@
 import { AppConfig, APP_CONFIG } from '@app/config';
 import { DiscoveryScheduler, DiscoveryService } from '@app/discovery';
+import { ServerRepository } from '@app/database';
+import { StdioWorkspaces } from '@app/mcp';
 import { QUEUE_CONNECTION, RUNTIME, Runtime } from '@app/platform';
 import { DiscoverJobData, DiscoveryProducer, Job, JobItem, JobName, QueueConnection, QueueName } from '@app/queue';
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
@@ -39,6 +41,8 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
     private readonly discovery: DiscoveryService,
     private readonly scheduler: DiscoveryScheduler,
     private readonly producer: DiscoveryProducer,
+    private readonly workspaces: StdioWorkspaces,
+    private readonly servers: ServerRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -72,6 +76,17 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
       if (atStart || !existed) await this.scheduler.sweep();
     } catch (err) {
       this.runtime.logger.warn({ err: (err as Error).message }, 'discovery sweep could not run; trying again at the next interval');
+    }
+    await this.pruneWorkspaces();
+  }
+
+  /** The stdio working directories of servers deleted since (through any process) go at the worker's start and every sweep period. */
+  private async pruneWorkspaces(): Promise<void> {
+    try {
+      const removed = await this.workspaces.prune((ids) => this.servers.existingIds(ids));
+      if (removed.length > 0) this.runtime.logger.info({ removed: removed.length }, 'stdio working directories of servers that no longer exist removed');
+    } catch (err) {
+      this.runtime.logger.warn({ err: (err as Error).message }, 'stdio working directories could not be pruned');
     }
   }
 

@@ -14,6 +14,7 @@ export { McpModule } from './mcp.module';
 export { InProcessServers, InProcessServerDefinition } from './in-process/in-process-servers';
 export { McpConnector, ConnectOptions, CLIENT_INFO, MODERN_VERSIONS, LEGACY_VERSIONS } from './connection/mcp-connector';
 export { ConnectionTargetResolver, StoredSecrets } from './connection/connection-target.resolver';
+export { StdioWorkspaces } from './connection/stdio-workspaces';
 export { ConnectionTarget, HttpTarget, StdioTarget, InProcessTarget } from './connection/connection-target';
 export { McpSession, ProtocolEra, ServerIdentity, McpRequestOptions, SessionTransport } from './connection/mcp-session';
 export { McpFailure, McpFailureCode, isTransientFailure } from './connection/mcp-failure';

@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { ConnectionTargetResolver } from './connection/connection-target.resolver';
 import { McpConnector } from './connection/mcp-connector';
+import { StdioWorkspaces } from './connection/stdio-workspaces';
 import { InProcessServers } from './in-process/in-process-servers';
 
 /**
@@ -10,7 +11,7 @@ import { InProcessServers } from './in-process/in-process-servers';
  */
 @Global()
 @Module({
-  providers: [InProcessServers, McpConnector, ConnectionTargetResolver],
-  exports: [InProcessServers, McpConnector, ConnectionTargetResolver],
+  providers: [InProcessServers, McpConnector, ConnectionTargetResolver, StdioWorkspaces],
+  exports: [InProcessServers, McpConnector, ConnectionTargetResolver, StdioWorkspaces],
 })
 export class McpModule {}

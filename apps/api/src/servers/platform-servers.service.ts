@@ -1,6 +1,7 @@
 import { AppConfig, APP_CONFIG, ConfigError } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
 import { ServerChange, ServerRepository } from '@app/database';
+import { StdioWorkspaces } from '@app/mcp';
 import { ConflictError, ServerCredentials, ServerKind, ServerRecord, ServerStatus, TransportType, timeOrderedUuid } from '@app/domain';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
@@ -49,12 +50,24 @@ export class PlatformServersService implements OnApplicationBootstrap {
     private readonly cipher: CredentialsCipher,
     private readonly serverService: ServerService,
     private readonly audit: AuditService,
+    private readonly workspaces: StdioWorkspaces,
     @Optional() @Inject(INTERNAL_SERVER_CATALOG) private readonly catalog?: InternalServerCatalog,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.syncExternal();
     await this.syncInternal();
+    await this.pruneWorkspaces();
+  }
+
+  /** The stdio working directories of servers deleted while this process was not running (or by another one). */
+  async pruneWorkspaces(): Promise<void> {
+    try {
+      const removed = await this.workspaces.prune((ids) => this.servers.existingIds(ids));
+      if (removed.length > 0) this.logger.log({ removed: removed.length }, 'stdio working directories of servers that no longer exist removed');
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'stdio working directories could not be pruned');
+    }
   }
 
   /** EXTERNAL_SERVERS_FILE, read and validated; none configured means no EXTERNAL servers. */

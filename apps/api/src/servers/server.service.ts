@@ -23,8 +23,9 @@ import {
   ServerRecord,
   ServerStatus,
   timeOrderedUuid,
+  TransportType,
 } from '@app/domain';
-import { OutboundPolicy } from '@app/mcp';
+import { OutboundPolicy, StdioWorkspaces } from '@app/mcp';
 import { DiscoveryProducer, DiscoveryTrigger } from '@app/queue';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
@@ -84,6 +85,7 @@ export class ServerService {
     private readonly producer: DiscoveryProducer,
     private readonly audit: AuditService,
     private readonly cache: AnswerCache,
+    private readonly workspaces: StdioWorkspaces,
     @Optional() @Inject(LOCAL_SERVER_CHANGES) private readonly local?: LocalServerChanges,
   ) {}
 
@@ -286,6 +288,10 @@ export class ServerService {
     assertWritable(principal, server);
     await this.servers.delete(server.id);
     await this.local?.serverChanged(server.id, { withdrawn: true });
+    // Its sessions are closed by now (above); whatever its command left in its directory goes with it.
+    if (server.transport === TransportType.STDIO) {
+      await this.workspaces.remove(server.id).catch((err: Error) => this.logger.warn({ serverId: server.id, err: err.message }, 'the stdio working directory could not be removed'));
+    }
     await this.audit.record(principal, {
       action: 'server.delete',
       resourceType: 'server',

@@ -233,6 +233,14 @@ export class ServerRepository {
     return gone;
   }
 
+  /** Which of these ids are servers that exist (any owner): for housekeeping, never for a response. */
+  async existingIds(ids: string[]): Promise<Set<string>> {
+    const valid = ids.filter(isUuid);
+    if (valid.length === 0) return new Set();
+    const rows = await this.prisma.server.findMany({ where: { id: { in: valid } }, select: { id: true } });
+    return new Set(rows.map((r) => r.id));
+  }
+
   /** The encrypted credentials or environment reference of a server: for the connector, never for a response. */
   async findCredentials(id: string): Promise<StoredCredentials | null> {
     if (!isUuid(id)) return null;

@@ -9,6 +9,7 @@ import { OutboundBlockedError } from '../outbound-policy';
 import { HttpTarget, StdioTarget } from './connection-target';
 import { ConnectionTargetResolver } from './connection-target.resolver';
 import { McpFailureCode } from './mcp-failure';
+import { StdioWorkspaces } from './stdio-workspaces';
 
 const key = randomBytes(32);
 
@@ -60,7 +61,7 @@ const none = { credentialsCipher: null, credentialsEnv: null };
 describe('turning a registration into a connection target', () => {
   const cfg = config();
   const cipher = new CredentialsCipher(cfg.credentialsKey);
-  const resolver = new ConnectionTargetResolver(cfg, new InProcessServers());
+  const resolver = new ConnectionTargetResolver(cfg, new InProcessServers(), new StdioWorkspaces(cfg));
 
   it("applies a tenant server's encrypted credentials as headers and reaches it through the outbound policy", async () => {
     const s = server({ kind: ServerKind.CUSTOM, tenantId: randomUUID(), headers: { 'x-org': 'acme' } });
@@ -92,8 +93,11 @@ describe('turning a registration into a connection target', () => {
     expect(target.headers.authorization).toBe('Bearer rotated-secret-1');
     expect(target.fetch).toBe(globalThis.fetch);
     // For stdio the variable is handed to the command, under its own name, and nothing else of ours is.
-    const stdio = (await resolver.resolve(server({ transport: TransportType.STDIO, url: null, command: 'node', env: { MODE: 'x' } }), stored)) as StdioTarget;
+    const stdioServer = server({ transport: TransportType.STDIO, url: null, command: 'node', env: { MODE: 'x' } });
+    const stdio = (await resolver.resolve(stdioServer, stored)) as StdioTarget;
     expect(stdio.env).toMatchObject({ MCPR_SPEC_TOKEN: 'rotated-secret-1', MODE: 'x', HOME: stdio.cwd });
+    // The instance's own directory, not one shared by every registry on the machine.
+    expect(stdio.cwd).toBe(`/tmp/mcpr-resolver-spec/stdio/${stdioServer.id}`);
     expect(stdio.env.CREDENTIALS_KEY).toBeUndefined();
     delete process.env.MCPR_SPEC_TOKEN;
   });
@@ -103,7 +107,7 @@ describe('turning a registration into a connection target', () => {
     await expect(resolver.resolve(custom, none)).rejects.toMatchObject({ code: McpFailureCode.InvalidTarget });
     const inProcess = new InProcessServers();
     inProcess.register('echo', { title: 'Echo', description: 'echo', create: () => new McpServer({ name: 'echo', version: '1' }) });
-    const r = new ConnectionTargetResolver(cfg, inProcess);
+    const r = new ConnectionTargetResolver(cfg, inProcess, new StdioWorkspaces(cfg));
     await expect(r.resolve(server({ kind: ServerKind.INTERNAL, transport: TransportType.IN_PROCESS, name: 'echo', url: null }), none)).resolves.toMatchObject({
       transport: 'in-process',
       name: 'echo',
@@ -122,7 +126,7 @@ describe('turning a registration into a connection target', () => {
     const apiUrl = `http://127.0.0.1:${(tokens.address() as { port: number }).port}`;
     try {
       const pd = config({ PIPEDREAM_CLIENT_ID: `id-${randomUUID()}`, PIPEDREAM_CLIENT_SECRET: 's', PIPEDREAM_PROJECT_ID: 'proj_1', PIPEDREAM_API_URL: apiUrl });
-      const target = (await new ConnectionTargetResolver(pd, new InProcessServers()).resolve(integration, none)) as HttpTarget;
+      const target = (await new ConnectionTargetResolver(pd, new InProcessServers(), new StdioWorkspaces(pd)).resolve(integration, none)) as HttpTarget;
       expect(target.url.href).toBe('https://remote.mcp.pipedream.net/');
       expect(target.headers).toMatchObject({
         authorization: 'Bearer pd-token-42',

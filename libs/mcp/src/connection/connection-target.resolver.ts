@@ -2,10 +2,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
 import { ServerCredentials, ServerKind, ServerRecord, TransportType } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
-import { mkdirSync } from 'node:fs';
 import type { LookupFunction } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { InProcessServers } from '../in-process/in-process-servers';
 import { OutboundPolicy } from '../outbound-policy';
 import { pipedreamHeaders, sharedPipedreamTokenProvider } from '../pipedream';
@@ -13,6 +10,7 @@ import { policyLookup } from '../pool/policy-lookup';
 import type { FetchLike } from './byte-budget';
 import { ConnectionTarget, HttpTarget } from './connection-target';
 import { McpFailure, McpFailureCode } from './mcp-failure';
+import { StdioWorkspaces } from './stdio-workspaces';
 
 /** The stored secret material of a server, as the database keeps it. */
 export interface StoredSecrets {
@@ -45,6 +43,7 @@ export class ConnectionTargetResolver {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly inProcess: InProcessServers,
+    private readonly workspaces: StdioWorkspaces,
   ) {
     this.cipher = new CredentialsCipher(config.credentialsKey, config.previousCredentialsKeys);
     this.policy = new OutboundPolicy(config.outboundAllow);
@@ -103,8 +102,7 @@ export class ConnectionTargetResolver {
     if (!server.command) throw new McpFailure(McpFailureCode.InvalidTarget, 'a stdio server needs a command');
     const env: Record<string, string> = {};
     for (const name of INHERITED_ENV) if (process.env[name] !== undefined) env[name] = process.env[name]!;
-    const cwd = join(tmpdir(), 'mcpr-stdio', server.id);
-    mkdirSync(cwd, { recursive: true });
+    const cwd = this.workspaces.prepare(server.id);
     env.HOME = cwd;
     Object.assign(env, server.env);
     const secrets: string[] = [];
