@@ -75,7 +75,8 @@ describe('LLM-facing RPC: mcp-get-server-info and mcp-list-servers', () => {
 
   it("answers 404 for an unknown server and for another tenant's", async () => {
     expectProblem(await info(a.key, { serverId: randomUUID() }), 404);
-    expectProblem(await info(a.key, { serverId: 'no-such-server' }), 404);
+    // What is not an id at all is refused as mcp-call-tool refuses it.
+    expectProblem(await info(a.key, { serverId: 'no-such-server' }), 400);
     expectProblem(await info(b.key, { serverId: custom }), 404);
     expect((await info(undefined, { serverId: custom })).status).toBe(200);
   });

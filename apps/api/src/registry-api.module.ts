@@ -15,6 +15,6 @@ import { TenantModule } from './tenants/tenant.module';
 })
 export class RegistryApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(JsonBodyMiddleware).forRoutes('/api/v1/{*path}');
+    consumer.apply(JsonBodyMiddleware).forRoutes('/{*path}');
   }
 }

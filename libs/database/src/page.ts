@@ -21,6 +21,10 @@ export interface Cursor {
   id: string;
 }
 
+/** 0001-01-01 and 9999-12-31T23:59:59.999Z: every instant a row can carry, within PostgreSQL's timestamp range. */
+const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -44,9 +48,12 @@ export function decodeCursor(list: string, token: string): Cursor {
   if (!p || typeof p !== 'object' || p.l !== list || typeof p.t !== 'string' || typeof p.i !== 'string' || !UUID.test(p.i)) {
     throw invalid();
   }
+  // Tokens carry the instant as toISOString wrote it; any other form, or an instant outside what every
+  // timestamp column holds (PostgreSQL's range is narrower than JavaScript's), is not one of ours.
   const at = new Date(p.t);
-  if (Number.isNaN(at.getTime())) throw invalid();
-  return { at, id: p.i };
+  const ms = at.getTime();
+  if (Number.isNaN(ms) || ms < EARLIEST || ms > LATEST || at.toISOString() !== p.t) throw invalid();
+  return { at, id: p.i.toLowerCase() };
 }
 
 /** Takes one row more than the page to learn whether another page follows. */

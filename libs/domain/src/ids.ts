@@ -26,3 +26,14 @@ export function timeOrderedUuid(now = Date.now()): string {
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The one reading of an id (a server, tenant, key or run id) a client gives: a UUID in any letter case,
+ * answered in the canonical lower-case form every id is stored, keyed and compared in; undefined for
+ * anything else. Upper-case ids name the same record as lower-case ones (RFC 9562 §4).
+ */
+export function canonicalId(value: unknown): string | undefined {
+  return typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : undefined;
+}

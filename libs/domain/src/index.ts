@@ -27,4 +27,5 @@ export {
   ServiceUnavailableError,
 } from './errors';
 export { ToolDefinition, ServerCredentials, ServerRecord, Principal, isAdmin } from './server';
-export { timeOrderedUuid } from './ids';
+export { timeOrderedUuid, canonicalId } from './ids';
+export { textProblem } from './text';

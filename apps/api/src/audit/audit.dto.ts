@@ -1,11 +1,14 @@
+import { canonicalId } from '@app/domain';
+import { Transform } from 'class-transformer';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
+import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsEntityId } from '../common/ids';
 import { PageQueryDto } from '../common/page.dto';
 
 export class AuditQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Only events concerning this tenant' })
   @IsOptional()
-  @IsUUID()
+  @IsEntityId()
   tenantId?: string;
 
   @ApiPropertyOptional({ description: 'Only events of this action, e.g. server.create', example: 'server.create' })
@@ -17,6 +20,7 @@ export class AuditQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional({ description: 'Only events about this resource id' })
   @IsOptional()
+  @Transform(({ value }) => canonicalId(value) ?? value)
   @IsString()
   @MaxLength(100)
   resourceId?: string;

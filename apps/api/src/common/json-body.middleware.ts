@@ -1,52 +1,41 @@
 import { InvalidInputError } from '@app/domain';
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { inspectBody, inspectPath, inspectQuery, JSON_RPC_OPAQUE, REST_OPAQUE } from '../http/input-rules';
 
-/** Deeper than any registration or RPC body needs; deeper input is refused before anything walks it recursively. */
-export const MAX_BODY_DEPTH = 64;
+export { inspectBody, MAX_BODY_DEPTH } from '../http/input-rules';
 
-/** Keys that reach an object's prototype when assigned. */
-const POISONED = new Set(['__proto__', 'constructor', 'prototype']);
-/**
- * Tool arguments are the upstream tool's data, passed through untouched and never
- * mapped onto classes: there only __proto__ is refused (a tool may well take a
- * parameter named "prototype").
- */
-const OPAQUE_FIELD = 'arguments';
-
-function refuse(field: string, message: string): InvalidInputError {
-  return new InvalidInputError(`${field}: ${message}`, [{ field, message }]);
-}
-
-/** Walks a parsed body without recursion; throws on a poisoned key or excessive depth. */
-export function inspectBody(body: unknown): void {
-  const stack: { value: unknown; path: string; depth: number; opaque: boolean }[] = [{ value: body, path: '', depth: 0, opaque: false }];
-  while (stack.length > 0) {
-    const { value, path, depth, opaque } = stack.pop()!;
-    if (value === null || typeof value !== 'object') continue;
-    if (depth >= MAX_BODY_DEPTH) throw refuse(path || 'body', `is nested more than ${MAX_BODY_DEPTH} levels deep`);
-    for (const key of Object.keys(value)) {
-      const child = path ? `${path}.${key}` : key;
-      if (key === '__proto__' || (!opaque && POISONED.has(key))) throw refuse(child, `"${key}" is not an accepted field name`);
-      const childOpaque = opaque || (depth === 0 && key === OPAQUE_FIELD);
-      stack.push({ value: (value as Record<string, unknown>)[key], path: child, depth: depth + 1, opaque: childOpaque });
-    }
-  }
+/** The MCP endpoints take JSON-RPC messages, alone or as a batch (an array); the API's bodies are objects. */
+function isJsonRpcPath(url: string): boolean {
+  return /^\/mcp(?:[/?]|$)/.test(url);
 }
 
 /**
- * The API takes JSON objects: a body that is an array or a bare value, that
- * nests absurdly deep, or that carries a prototype-reaching key (__proto__,
- * constructor, prototype) is a 400 before validation or any service sees it.
+ * Every request, on every path: the path and the query string hold only text PostgreSQL can store; a body
+ * (a JSON object under /api, a JSON-RPC message or batch at /mcp) is not absurdly deep, has no prototype-reaching
+ * keys, and its strings obey the same rule. A 400 naming the field before validation or any service sees it.
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
   use(req: Request, _res: Response, next: NextFunction): void {
-    const body: unknown = req.body;
-    if (body === undefined || !['POST', 'PUT', 'PATCH', 'DELETE'].includes(req.method)) return next();
+    // Mounted with use(), so req.path is relative to the mount point: decide on the whole URL.
+    const url = req.originalUrl ?? req.url;
     try {
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw refuse('body', 'must be a JSON object');
-      inspectBody(body);
+      inspectPath(url);
+      inspectQuery(req.query);
+      const body: unknown = req.body;
+      if (body !== undefined && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(req.method)) {
+        const rpc = isJsonRpcPath(url);
+        if (/^\/api\//.test(url) && (body === null || typeof body !== 'object' || Array.isArray(body))) {
+          throw new InvalidInputError('body: must be a JSON object', [{ field: 'body', message: 'must be a JSON object' }]);
+        }
+        if (rpc && (body === null || typeof body !== 'object')) {
+          throw new InvalidInputError('body: must be a JSON-RPC message (an object) or a batch (an array)', [
+            { field: 'body', message: 'must be a JSON-RPC message (an object) or a batch (an array)' },
+          ]);
+        }
+        inspectBody(body, rpc ? JSON_RPC_OPAQUE : REST_OPAQUE);
+      }
     } catch (err) {
       return next(err);
     }

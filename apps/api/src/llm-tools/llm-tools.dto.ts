@@ -1,6 +1,7 @@
 import { KIND_WIRE_NAMES } from '@app/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsObject, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsObject, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsEntityId } from '../common/ids';
 import { IsOptionalNotNull, IsWireKind } from '../common/validators';
 import { ToolDefinitionDto } from '../servers/server.dto';
 
@@ -39,7 +40,7 @@ export class SearchToolsRequestDto {
   @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)
-  @IsUUID('all', { each: true })
+  @IsEntityId({ each: true })
   serverIds?: string[];
 }
 
@@ -64,7 +65,7 @@ export class SearchToolsResponseDto {
 
 export class CallToolRequestDto {
   @ApiProperty({ description: 'The server of the tool (serverId from mcp-search-tools or mcp-get-server-info)', format: 'uuid' })
-  @IsUUID('all')
+  @IsEntityId()
   serverId!: string;
 
   @ApiProperty({ description: 'The tool name exactly as discovered', maxLength: 256 })

@@ -1,10 +1,13 @@
-import { Principal } from '@app/domain';
+import { canonicalId, Principal } from '@app/domain';
 import type { CallToolContext, CallToolInput, ListServersInput, ListServersResult, McpServerInfo, RegistryTools, SearchToolsInput, SearchToolsResult } from '@app/registry';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Injectable } from '@nestjs/common';
 import { ServerInfoService } from '../llm/server-info.service';
 import { ToolCallService } from './tool-call.service';
 import { ToolCatalogService } from './tool-catalog.service';
+
+/** Ids come in through /mcp too, where no DTO reads them: each is read as every id is. */
+const id = (value: string): string => canonicalId(value) ?? value;
 
 /** What the registry's own MCP tools and the /api/v1/llm endpoints do, each scoped by the caller. */
 @Injectable()
@@ -16,11 +19,11 @@ export class RegistryToolsService implements RegistryTools {
   ) {}
 
   async searchTools(principal: Principal, input: SearchToolsInput): Promise<SearchToolsResult> {
-    return this.catalog.search(principal, input);
+    return this.catalog.search(principal, input.serverIds ? { ...input, serverIds: input.serverIds.map(id) } : input);
   }
 
   getServerInfo(principal: Principal, serverId: string): Promise<McpServerInfo> {
-    return this.info.getServerInfo(principal, serverId);
+    return this.info.getServerInfo(principal, id(serverId));
   }
 
   listServers(principal: Principal, input: ListServersInput): Promise<ListServersResult> {
@@ -28,6 +31,6 @@ export class RegistryToolsService implements RegistryTools {
   }
 
   callTool(principal: Principal, input: CallToolInput, context: CallToolContext): Promise<CallToolResult> {
-    return this.calls.call(principal, input, context);
+    return this.calls.call(principal, { ...input, serverId: id(input.serverId) }, context);
   }
 }

@@ -117,9 +117,12 @@ export class ToolCallService implements OnModuleDestroy {
       await this.catalog.refresh(serverId);
       server = this.catalog.find(principal, serverId);
       if (!server) {
-        const why = record.enabled ? `its status is ${statusToWire(record.status)}` : 'it is disabled';
+        // A disabled server's reason only repeats that it is disabled.
+        const why = record.enabled
+          ? `its status is ${statusToWire(record.status)}${record.statusReason ? ` (${record.statusReason})` : ''}`
+          : 'it is disabled';
         throw new ConflictError(
-          `server "${record.name}" cannot be called now: ${why}${record.statusReason ? ` (${record.statusReason})` : ''}; ` +
+          `server "${record.name}" cannot be called now: ${why}; ` +
             'its tools can be called once a discovery has connected it',
         );
       }

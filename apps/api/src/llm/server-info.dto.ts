@@ -1,15 +1,14 @@
 import { KIND_WIRE_NAMES, STATUS_WIRE_NAMES } from '@app/domain';
 import { MAX_PAGE_SIZE } from '@app/database';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsEntityId } from '../common/ids';
 import { IsOptionalNotNull, IsWireKind, IsWireStatus } from '../common/validators';
 import { ToolDefinitionDto } from '../servers/server.dto';
 
 export class GetServerInfoDto {
   @ApiProperty({ description: 'The server (its id, from mcp-list-servers or mcp-search-tools)' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @IsEntityId()
   serverId!: string;
 }
 

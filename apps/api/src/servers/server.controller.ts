@@ -1,5 +1,6 @@
 import { Principal } from '@app/domain';
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
+import { IdParam } from '../common/ids';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal } from '../auth/auth.decorators';
@@ -66,7 +67,7 @@ export class ServerController {
   @ApiOperation({ summary: 'One server' })
   @ApiOkResponse({ type: ServerDto })
   @ApiProblems(404)
-  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ServerDto> {
+  get(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string): Promise<ServerDto> {
     return this.servers.get(principal, id);
   }
 
@@ -77,7 +78,7 @@ export class ServerController {
   })
   @ApiOkResponse({ type: ServerDto })
   @ApiProblems(400, 403, 404, 409, 413)
-  update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: UpdateServerDto): Promise<ServerDto> {
+  update(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string, @Body() body: UpdateServerDto): Promise<ServerDto> {
     return this.servers.update(principal, id, body);
   }
 
@@ -86,7 +87,7 @@ export class ServerController {
   @ApiOperation({ summary: 'Delete a server (its owner, or the admin), with its tools and discovery history' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblems(403, 404)
-  delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+  delete(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string): Promise<void> {
     return this.servers.delete(principal, id);
   }
 
@@ -95,7 +96,7 @@ export class ServerController {
   @ApiOperation({ summary: 'Queue a discovery now (its owner, or the admin)' })
   @ApiAcceptedResponse({ type: ServerDto, description: 'Queued: the server shows DISCOVERING until the discovery ends' })
   @ApiProblems(403, 404, 409)
-  discover(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ServerDto> {
+  discover(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string): Promise<ServerDto> {
     return this.servers.discover(principal, id);
   }
 
@@ -103,7 +104,7 @@ export class ServerController {
   @ApiOperation({ summary: 'The tools as last discovered' })
   @ApiOkResponse({ type: ToolListDto })
   @ApiProblems(404)
-  tools(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ToolListDto> {
+  tools(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string): Promise<ToolListDto> {
     return this.servers.tools(principal, id);
   }
 
@@ -111,7 +112,7 @@ export class ServerController {
   @ApiOperation({ summary: 'Past discovery runs, newest first (its owner, or the admin)' })
   @ApiOkResponse({ type: DiscoveryRunPageDto })
   @ApiProblems(400, 403, 404)
-  discoveries(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: DiscoveriesQueryDto): Promise<DiscoveryRunPageDto> {
+  discoveries(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string, @Query() query: DiscoveriesQueryDto): Promise<DiscoveryRunPageDto> {
     return this.servers.discoveries(principal, id, query);
   }
 }

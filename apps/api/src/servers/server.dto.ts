@@ -12,13 +12,13 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  IsUUID,
   Matches,
   Max,
   MaxLength,
   Min,
   ValidateNested,
 } from 'class-validator';
+import { IsEntityId } from '../common/ids';
 import { PageQueryDto } from '../common/page.dto';
 import { IsHttpUrl, IsOptionalNotNull, IsStringRecord, IsWireKind, IsWireStatus, PRINTABLE } from '../common/validators';
 import { ENV_NAME, HEADER_NAME, LIMITS, METADATA_KEY, RESERVED_HEADERS, RESERVED_SECRET_HEADERS } from './server.limits';
@@ -176,7 +176,7 @@ export class CreateServerDto extends RegistrationFieldsDto {
 
   @ApiPropertyOptional({ description: 'Admin only: register a CUSTOM server on behalf of this tenant' })
   @IsOptionalNotNull()
-  @IsUUID()
+  @IsEntityId()
   tenantId?: string;
 }
 

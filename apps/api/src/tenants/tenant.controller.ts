@@ -1,5 +1,6 @@
 import { Principal } from '@app/domain';
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { IdParam } from '../common/ids';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly, CurrentPrincipal } from '../auth/auth.decorators';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
@@ -38,7 +39,7 @@ export class TenantController {
   @ApiOperation({ summary: "Make a tenant API key (admin only). The answer is the only place the key ever appears" })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
   @ApiProblems(400, 403, 404)
-  createKey(@CurrentPrincipal() principal: Principal, @Param('tenantId') tenantId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+  createKey(@CurrentPrincipal() principal: Principal, @IdParam('tenantId') tenantId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     return this.keys.create(principal, tenantId, body);
   }
 
@@ -46,7 +47,7 @@ export class TenantController {
   @ApiOperation({ summary: "List a tenant's keys, without the keys themselves (admin only)" })
   @ApiOkResponse({ type: ApiKeyListDto })
   @ApiProblems(403, 404)
-  listKeys(@Param('tenantId') tenantId: string): Promise<ApiKeyListDto> {
+  listKeys(@IdParam('tenantId') tenantId: string): Promise<ApiKeyListDto> {
     return this.keys.list(tenantId);
   }
 
@@ -55,7 +56,7 @@ export class TenantController {
   @ApiOperation({ summary: 'Revoke a tenant API key (admin only); it stops working at once' })
   @ApiNoContentResponse({ description: 'Revoked (or already revoked)' })
   @ApiProblems(403, 404)
-  revokeKey(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+  revokeKey(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string): Promise<void> {
     return this.keys.revoke(principal, id);
   }
 }
