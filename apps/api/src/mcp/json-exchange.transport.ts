@@ -44,12 +44,48 @@ export class JsonExchangeTransport implements Transport {
     this.onclose?.();
   }
 
-  /** Delivers the messages and resolves with the answers to the requests among them, in their order. */
+  /**
+   * Delivers the messages and resolves with the answers to the requests among them, in their order. An
+   * answer names its request only by id, so a request whose id an earlier request of the same batch already
+   * uses could not be told apart from it: it is not run, and is answered with an Invalid Request error.
+   */
   exchange(messages: JSONRPCMessage[], extra: MessageExtraInfo): Promise<JSONRPCMessage[]> {
-    const answers = messages.filter(isJSONRPCRequest).map((m) => new Promise<JSONRPCMessage>((resolve) => this.waiting.set(m.id, resolve)));
-    for (const m of messages) this.onmessage?.(m, extra);
+    const answers: Promise<JSONRPCMessage>[] = [];
+    const delivered: JSONRPCMessage[] = [];
+    for (const m of messages) {
+      if (!isJSONRPCRequest(m)) {
+        delivered.push(m);
+      } else if (this.waiting.has(m.id)) {
+        answers.push(Promise.resolve(duplicateIdError(m.id)));
+      } else {
+        answers.push(new Promise<JSONRPCMessage>((resolve) => this.waiting.set(m.id, resolve)));
+        delivered.push(m);
+      }
+    }
+    for (const m of delivered) this.onmessage?.(m, extra);
     return Promise.all(answers);
   }
+}
+
+/** The answer to a request of a batch whose id an earlier request of the batch already uses. */
+export function duplicateIdError(id: RequestId): JSONRPCMessage {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32600, message: `Invalid Request: the id ${JSON.stringify(id)} is used by an earlier request of this batch; give each request its own id` },
+  };
+}
+
+/** Whether two requests of these messages share an id. */
+export function hasDuplicateIds(messages: unknown[]): boolean {
+  const seen = new Set<unknown>();
+  for (const m of messages) {
+    const r = m as { id?: unknown; method?: unknown } | null;
+    if (!r || typeof r.method !== 'string' || r.id === undefined) continue;
+    if (seen.has(r.id)) return true;
+    seen.add(r.id);
+  }
+  return false;
 }
 
 /** A refusal of the HTTP exchange itself, answered as the SDK's transport answers it: status and JSON-RPC error. */

@@ -4,7 +4,7 @@ import { createRegistryMcpServer, REGISTRY_TOOLS, RegistryTools, registryVersion
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { JsonExchangeTransport, readPost } from './json-exchange.transport';
+import { hasDuplicateIds, JsonExchangeTransport, readPost } from './json-exchange.transport';
 import { hostAllowed, originAllowed } from './mcp-request-policy';
 
 /** Writes a JSON answer in one go (without Express's ETag: an answer to a POST is never revalidated). */
@@ -69,7 +69,9 @@ export class McpEndpointService {
 
   async handle(principal: Principal, req: Request, res: Response): Promise<void> {
     this.checkRequest(req);
-    if (wantsProgress(req.body)) {
+    // The SDK's streaming transport, too, keeps one waiter per id: a batch whose requests share an id is
+    // answered by ours, which answers the repeated ids with an error (and such a batch gets no progress).
+    if (wantsProgress(req.body) && !(Array.isArray(req.body) && hasDuplicateIds(req.body))) {
       const server = createRegistryMcpServer(this.tools, principal, registryVersion());
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
