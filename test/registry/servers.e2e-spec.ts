@@ -112,14 +112,34 @@ describe('servers', () => {
       ['https://100.64.0.1/mcp', 'carrier-grade NAT'],
       ['https://metadata.google.internal/', 'metadata'],
       ['https://[::ffff:127.0.0.1]/', 'loopback'],
+      ['https://[::127.0.0.1]/mcp', 'IPv4-compatible address (::/96) that carries 127.0.0.1'],
+      ['https://[::10.0.0.1]/mcp', 'IPv4-compatible address (::/96) that carries 10.0.0.1'],
+      ['https://[::ffff:0:127.0.0.1]/mcp', 'IPv4-translated address (::ffff:0:0:0/96) that carries 127.0.0.1'],
+      ['https://[64:ff9b:1::7f00:1]/mcp', 'local-use NAT64 address (64:ff9b:1::/48) that carries 127.0.0.1'],
+      ['https://[64:ff9b::a9fe:a9fe]/mcp', 'NAT64 address (64:ff9b::/96) that carries 169.254.169.254'],
+      ['https://[2002:7f00:1::]/mcp', '6to4 address (2002::/16) that carries 127.0.0.1'],
+      ['https://[2001:0:7f00:1::]/mcp', 'Teredo address (2001::/32) whose server address is 127.0.0.1'],
+      ['https://[fec0::1]/mcp', 'site-local'],
+      ['https://[2001:db8::1]/mcp', 'documentation'],
+      ['https://127.1/mcp', 'loopback'],
+      ['https://0x7f.1/mcp', 'loopback'],
+      ['https://2130706433/mcp', 'loopback'],
       ['https://user:pw@mcp.example.com/', 'without a user name or password'],
       ['ftp://mcp.example.com/', 'http(s) URL'],
       ['not a url', 'http(s) URL'],
-    ])('refuses %s by the outbound policy, naming the field', async (url, reason) => {
+    ])('refuses %s by the outbound policy, naming the field, storing nothing', async (url, reason) => {
+      const before = await t.runtime.prisma.server.count();
       const res = await t.request('POST', '/api/v1/servers', { key: a.key, body: { name: `blocked-${randomUUID()}`, transport: 'streamable-http', url } });
       expectProblem(res, 400);
       expect(fields(res.body)).toEqual(['url']);
       expect(res.body.detail).toContain(reason);
+      const batch = await t.request('POST', '/api/v1/servers/batch', {
+        key: a.key,
+        body: { servers: [{ name: `fine-${randomUUID()}`, transport: 'sse', url: 'https://fine.example.com/sse' }, { name: `blocked-${randomUUID()}`, transport: 'sse', url }] },
+      });
+      expectProblem(batch, 400);
+      expect(fields(batch.body)).toEqual(['servers.1.url']);
+      expect(await t.runtime.prisma.server.count()).toBe(before);
     });
 
     it('applies the outbound policy to a changed URL too', async () => {

@@ -9,7 +9,8 @@ export {
   pipedreamRequestHeaders,
   pipedreamExternalUserId,
 } from './pipedream';
-export { OutboundPolicy, OutboundBlockedError } from './outbound-policy';
+export { OutboundPolicy, OutboundBlockedError, OUTBOUND_LOOKUP, LookupAll } from './outbound-policy';
+export { parseAddress, classifyAddress, ParsedAddress, AddressClass, AddressRange } from './special-addresses';
 export { McpModule } from './mcp.module';
 export { InProcessServers, InProcessServerDefinition } from './in-process/in-process-servers';
 export { McpConnector, ConnectOptions, CLIENT_INFO, MODERN_VERSIONS, LEGACY_VERSIONS } from './connection/mcp-connector';

@@ -1,6 +1,7 @@
-import { BlockList, isIP } from 'node:net';
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { AddressRange, classifyAddress, ipv4Blocked, parseAddress, ParsedAddress } from './special-addresses';
 
 /** A URL the platform refuses to reach on a tenant's behalf. The message is safe to show the tenant. */
 export class OutboundBlockedError extends Error {
@@ -11,53 +12,7 @@ export class OutboundBlockedError extends Error {
   }
 }
 
-const BLOCKED_V4: [string, number, string][] = [
-  ['0.0.0.0', 8, 'unspecified'],
-  ['10.0.0.0', 8, 'private'],
-  ['100.64.0.0', 10, 'carrier-grade NAT'],
-  ['127.0.0.0', 8, 'loopback'],
-  ['169.254.0.0', 16, 'link-local (cloud metadata)'],
-  ['172.16.0.0', 12, 'private'],
-  ['192.0.0.0', 24, 'IETF protocol assignments'],
-  ['192.0.2.0', 24, 'documentation'],
-  ['192.168.0.0', 16, 'private'],
-  ['198.18.0.0', 15, 'benchmarking'],
-  ['198.51.100.0', 24, 'documentation'],
-  ['203.0.113.0', 24, 'documentation'],
-  ['224.0.0.0', 4, 'multicast'],
-  ['240.0.0.0', 4, 'reserved'],
-];
-const BLOCKED_V6: [string, number, string][] = [
-  ['::', 128, 'unspecified'],
-  ['::1', 128, 'loopback'],
-  ['fc00::', 7, 'unique local (private)'],
-  ['fe80::', 10, 'link-local'],
-  ['ff00::', 8, 'multicast'],
-  ['2001:db8::', 32, 'documentation'],
-  ['100::', 64, 'discard'],
-];
 const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata', 'instance-data', 'metadata.azure.internal']);
-
-function classify(address: string): string | undefined {
-  let ip = address;
-  // IPv4-mapped and NAT64 IPv6 addresses carry an IPv4 address that decides.
-  const mapped = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) ip = mapped[1];
-  const mappedHex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(ip);
-  if (mappedHex) {
-    const hi = parseInt(mappedHex[1], 16);
-    const lo = parseInt(mappedHex[2], 16);
-    ip = [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
-  }
-  const family = isIP(ip);
-  if (family === 0) return 'not an IP address';
-  for (const [net, prefix, label] of family === 4 ? BLOCKED_V4 : BLOCKED_V6) {
-    const list = new BlockList();
-    list.addSubnet(net, prefix, family === 4 ? 'ipv4' : 'ipv6');
-    if (list.check(ip, family === 4 ? 'ipv4' : 'ipv6')) return label;
-  }
-    return undefined;
-}
 
 /** Headers that say how to speak, not who is speaking: the only ones kept across origins. */
 const CROSS_ORIGIN_SAFE_HEADERS = new Set(['accept', 'content-type', 'mcp-protocol-version', 'user-agent', 'last-event-id']);
@@ -80,8 +35,11 @@ export const REGISTRATION_LOOKUP_TIMEOUT_MS = 5000;
 /** Every address a host name resolves to. */
 export type LookupAll = (host: string) => Promise<LookupAddress[]>;
 
+/** The host name resolver of the outbound policy (tests give their own; nothing else should). */
+export const OUTBOUND_LOOKUP = Symbol('OUTBOUND_LOOKUP');
+
 export interface OutboundPolicyOptions {
-  /** How a registration resolves host names (the system resolver, as connections use). */
+  /** How host names are resolved, at registration and at connect time alike (default: the system resolver). */
   lookup?: LookupAll;
   /** How long a registration waits for a lookup (REGISTRATION_LOOKUP_TIMEOUT_MS). */
   lookupTimeoutMs?: number;
@@ -104,8 +62,7 @@ function formatMs(ms: number): string {
  */
 export class OutboundPolicy {
   private readonly allowHosts: string[] = [];
-  private readonly allowNets = new BlockList();
-  private hasAllowNets = false;
+  private readonly allowRanges: AddressRange[] = [];
   private readonly lookupAll: LookupAll;
   private readonly lookupTimeoutMs: number;
 
@@ -113,15 +70,9 @@ export class OutboundPolicy {
     this.lookupAll = options.lookup ?? systemLookupAll;
     this.lookupTimeoutMs = options.lookupTimeoutMs ?? REGISTRATION_LOOKUP_TIMEOUT_MS;
     for (const entry of allow.map((a) => a.trim().toLowerCase()).filter(Boolean)) {
-      const [addr, prefix] = entry.split('/');
-      const family = isIP(addr);
-      if (family) {
-        const bits = prefix !== undefined ? Number(prefix) : family === 4 ? 32 : 128;
-        this.allowNets.addSubnet(addr, bits, family === 4 ? 'ipv4' : 'ipv6');
-        this.hasAllowNets = true;
-      } else {
-        this.allowHosts.push(entry);
-      }
+      const range = AddressRange.parse(entry);
+      if (range) this.allowRanges.push(range);
+      else this.allowHosts.push(entry);
     }
   }
 
@@ -129,10 +80,30 @@ export class OutboundPolicy {
     return this.allowHosts.some((h) => (h.startsWith('*.') ? host.endsWith(h.slice(1)) : host === h));
   }
 
-  private addressAllowed(ip: string): boolean {
-    if (!this.hasAllowNets) return false;
-    const family = isIP(ip);
-    return family !== 0 && this.allowNets.check(ip, family === 4 ? 'ipv4' : 'ipv6');
+  private addressAllowed(address: ParsedAddress): boolean {
+    return this.allowRanges.some((r) => r.contains(address));
+  }
+
+  /**
+   * Why an address may not be reached, or undefined when it may: an address the operator allowed, or a global
+   * unicast one (an IPv6 form that carries IPv4 addresses is judged by them).
+   */
+  refusal(raw: string): string | undefined {
+    const address = parseAddress(raw);
+    if (!address) return 'not an IP address';
+    if (this.addressAllowed(address)) return undefined;
+    const kind = classifyAddress(address);
+    if (kind.blocked) return `an address ${kind.blocked}`;
+    for (const e of kind.embedded ?? []) {
+      if (this.addressAllowed(e.ipv4)) continue;
+      const blocked = ipv4Blocked(e.ipv4.value);
+      const carries = e.role ? `whose ${e.role} address is ${e.ipv4.text}` : `that carries ${e.ipv4.text}`;
+      if (blocked) return `${e.form} ${carries}, an address ${blocked}`;
+    }
+    if (kind.localPrefix && !(kind.embedded ?? []).every((e) => this.addressAllowed(e.ipv4))) {
+      return `an address ${kind.localPrefix}, which is not globally reachable`;
+    }
+    return undefined;
   }
 
   /** Checks the scheme and host of a URL without resolving it. */
@@ -146,20 +117,49 @@ export class OutboundPolicy {
     if (url.username || url.password) throw new OutboundBlockedError('the URL must not carry a user name or password; use credentials');
     const host = hostOf(url);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new OutboundBlockedError(`the URL scheme ${url.protocol} is not allowed; use https`);
-    const ipAllowed = isIP(host) !== 0 && this.addressAllowed(host);
+    const literal = parseAddress(host);
+    const ipAllowed = literal !== undefined && this.addressAllowed(literal);
     if (url.protocol === 'http:' && !this.hostAllowed(host) && !ipAllowed) {
       throw new OutboundBlockedError(`plain http is not allowed for ${host}; use https (or ask the operator to add the host to MCP_OUTBOUND_ALLOW)`);
     }
     if (METADATA_HOSTS.has(host) && !this.hostAllowed(host)) throw new OutboundBlockedError(`${host} is a cloud metadata address`);
-    if (isIP(host)) this.checkAddress(host, host);
+    if (literal) this.checkAddress(host, host);
     return url;
   }
 
-  /** Throws when one resolved address of `host` is blocked. */
+  /** Throws when one resolved address of `host` is blocked (`host` the address itself for a literal). */
   checkAddress(host: string, address: string): void {
-    if (this.hostAllowed(host) || this.addressAllowed(address)) return;
-    const why = classify(address);
-    if (why) throw new OutboundBlockedError(`${host} resolves to ${address}, an address in a ${why} range, which tenant servers may not reach`);
+    if (this.hostAllowed(host)) return;
+    const why = this.refusal(address);
+    if (!why) return;
+    const what = host === address ? address : `${host} resolves to ${address},`;
+    throw new OutboundBlockedError(`${what} ${why}, which tenant servers may not reach`);
+  }
+
+  /**
+   * A host name lookup for connections (node:net, node:http, undici) that refuses, at connect time, any
+   * address the policy blocks: the address checked is the address connected to, so a DNS answer that changes
+   * between a check and the connection (rebinding) does not get through.
+   */
+  connectLookup(): LookupFunction {
+    return (hostname, options, callback) => {
+      const done = callback as (err: Error | null, address: string | LookupAddress[], family?: number) => void;
+      const family = typeof options === 'object' && options ? options.family : undefined;
+      this.lookupAll(hostname).then(
+        (all) => {
+          const wanted = family === 4 || family === 6 ? all.filter((a) => a.family === family) : all;
+          try {
+            for (const a of wanted) this.checkAddress(hostname.toLowerCase(), a.address);
+          } catch (blocked) {
+            return done(blocked as Error, []);
+          }
+          if (wanted.length === 0) return done(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), []);
+          if ((options as { all?: boolean }).all) return done(null, wanted);
+          done(null, wanted[0].address, wanted[0].family);
+        },
+        (err: Error) => done(err, []),
+      );
+    };
   }
 
   /**
@@ -195,23 +195,7 @@ export class OutboundPolicy {
    */
   createFetch(maxRedirects = 5): typeof fetch {
     const policy = this;
-    const dispatcher = new Agent({
-      connect: {
-        lookup(hostname, options, callback) {
-          dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-            if (err) return callback(err, [] as never, 0 as never);
-            const list = addresses as LookupAddress[];
-            try {
-              for (const a of list) policy.checkAddress(hostname.toLowerCase(), a.address);
-            } catch (blocked) {
-              return callback(blocked as Error, [] as never, 0 as never);
-            }
-            if ((options as { all?: boolean }).all) return (callback as (e: null, a: LookupAddress[]) => void)(null, list);
-            callback(null, list[0].address, list[0].family);
-          });
-        },
-      },
-    });
+    const dispatcher = new Agent({ connect: { lookup: this.connectLookup() } });
     const guarded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
       let url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
       let currentInit = init;

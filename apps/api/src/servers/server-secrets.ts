@@ -1,6 +1,6 @@
 import { AppConfig, APP_CONFIG } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
-import { OutboundBlockedError, OutboundPolicy } from '@app/mcp';
+import { LookupAll, OUTBOUND_LOOKUP, OutboundBlockedError, OutboundPolicy } from '@app/mcp';
 import { FactoryProvider } from '@nestjs/common';
 import { InvalidInputError } from '@app/domain';
 
@@ -12,8 +12,8 @@ export const credentialsCipherProvider: FactoryProvider<CredentialsCipher> = {
 
 export const outboundPolicyProvider: FactoryProvider<OutboundPolicy> = {
   provide: OutboundPolicy,
-  useFactory: (config: AppConfig) => new OutboundPolicy(config.outboundAllow),
-  inject: [APP_CONFIG],
+  useFactory: (config: AppConfig, lookup?: LookupAll) => new OutboundPolicy(config.outboundAllow, { lookup }),
+  inject: [APP_CONFIG, { token: OUTBOUND_LOOKUP, optional: true }],
 };
 
 /** Checks a tenant-supplied URL against the outbound policy (resolving its host); a refusal is a 400 naming the field. */

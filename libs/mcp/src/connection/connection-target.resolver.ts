@@ -1,10 +1,10 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
 import { ServerCredentials, ServerKind, ServerRecord, TransportType } from '@app/domain';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { LookupFunction } from 'node:net';
 import { InProcessServers } from '../in-process/in-process-servers';
-import { OutboundPolicy } from '../outbound-policy';
+import { LookupAll, OUTBOUND_LOOKUP, OutboundPolicy } from '../outbound-policy';
 import { pipedreamHeaders, sharedPipedreamTokenProvider } from '../pipedream';
 import { policyLookup } from '../pool/policy-lookup';
 import type { FetchLike } from './byte-budget';
@@ -44,9 +44,10 @@ export class ConnectionTargetResolver {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly inProcess: InProcessServers,
     private readonly workspaces: StdioWorkspaces,
+    @Optional() @Inject(OUTBOUND_LOOKUP) lookup?: LookupAll,
   ) {
     this.cipher = new CredentialsCipher(config.credentialsKey, config.previousCredentialsKeys);
-    this.policy = new OutboundPolicy(config.outboundAllow);
+    this.policy = new OutboundPolicy(config.outboundAllow, { lookup });
   }
 
   async resolve(server: ServerRecord, stored: StoredSecrets): Promise<ConnectionTarget> {

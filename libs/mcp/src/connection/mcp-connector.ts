@@ -219,7 +219,19 @@ export class McpConnector {
   private async connectLegacyHttp(kind: 'streamable-http' | 'sse', target: HttpTarget, options: ConnectOptions): Promise<McpSession> {
     const fetch = this.fetchFor(target, options);
     if (kind === 'sse') {
-      return this.connectLegacy(kind, new SSEClientTransport(target.url, { fetch, requestInit: { headers: target.headers } }), options, {});
+      // The SSE transport reports a failed fetch by its message alone: a refusal of the outbound policy is kept
+      // here, so that it is reported as what it is (permanent), not as an unexpected failure.
+      let refused: Error | undefined;
+      const watched: FetchLike = (input, init) =>
+        fetch(input, init).catch((err: unknown) => {
+          if ((err as { code?: unknown })?.code === 'OUTBOUND_BLOCKED') refused = err as Error;
+          throw err;
+        });
+      try {
+        return await this.connectLegacy(kind, new SSEClientTransport(target.url, { fetch: watched, requestInit: { headers: target.headers } }), options, {});
+      } catch (err) {
+        throw refused ?? err;
+      }
     }
     const inner =
       options.streamableHttpTransport?.(target) ??
