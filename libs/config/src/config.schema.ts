@@ -93,6 +93,14 @@ export const envSchema = z.object({
   CALL_TIMEOUT_MS: int(100, 3_600_000).optional(),
   CALL_MAX_TIMEOUT_MS: int(100, 3_600_000).optional(),
   RATE_LIMIT_PER_MINUTE: int(0, 1_000_000).optional(),
+  /** Platform defaults of the per-tenant limits (the admin sets a tenant's own with PATCH /api/v1/tenants/{id}). */
+  TENANT_MAX_SERVERS: int(0, 1_000_000).optional(),
+  TENANT_MAX_TOOLS: int(0, 10_000_000).optional(),
+  TENANT_MAX_CALLS_IN_FLIGHT: int(1, 100_000).optional(),
+  TOOL_RESULT_MAX_BYTES: int(1024, 1_073_741_824).optional(),
+  TENANT_MAX_RESULT_BYTES_IN_FLIGHT: int(1024, 17_179_869_184).optional(),
+  /** Discoveries of one tenant's servers a worker runs at once (its share of DISCOVERY_CONCURRENCY). */
+  DISCOVERY_TENANT_CONCURRENCY: int(1, 1000).optional(),
   CORS_ORIGINS: z.string().optional(),
   /** A worker process serves /metrics and /health/live on this port (unset: no HTTP). */
   WORKER_METRICS_PORT: int(1, 65535).optional(),

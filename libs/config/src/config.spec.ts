@@ -150,6 +150,31 @@ describe('loadConfig', () => {
     expect(load({ PORT: '0' }).port).toBe(0);
   });
 
+  it('has platform defaults for the per-tenant limits, read from their variables and checked', () => {
+    expect(load({}).tenantLimits).toEqual({
+      maxServers: 200,
+      maxTools: 5000,
+      maxCallsInFlight: 20,
+      toolResultMaxBytes: 4 * 1024 * 1024,
+      maxResultBytesInFlight: 32 * 1024 * 1024,
+    });
+    expect(load({}).discovery.tenantConcurrency).toBe(4);
+    const c = load({
+      TENANT_MAX_SERVERS: '10',
+      TENANT_MAX_TOOLS: '300',
+      TENANT_MAX_CALLS_IN_FLIGHT: '3',
+      TOOL_RESULT_MAX_BYTES: '65536',
+      TENANT_MAX_RESULT_BYTES_IN_FLIGHT: '131072',
+      DISCOVERY_CONCURRENCY: '8',
+      DISCOVERY_TENANT_CONCURRENCY: '3',
+    });
+    expect(c.tenantLimits).toEqual({ maxServers: 10, maxTools: 300, maxCallsInFlight: 3, toolResultMaxBytes: 65536, maxResultBytesInFlight: 131072 });
+    expect(c.discovery.tenantConcurrency).toBe(3);
+    expect(load({ DISCOVERY_CONCURRENCY: '2', DISCOVERY_TENANT_CONCURRENCY: '9' }).discovery.tenantConcurrency).toBe(2);
+    expect(() => load({ TENANT_MAX_CALLS_IN_FLIGHT: '0' })).toThrow(/^TENANT_MAX_CALLS_IN_FLIGHT: must be at least 1/);
+    expect(() => load({ TOOL_RESULT_MAX_BYTES: '4MB' })).toThrow(/^TOOL_RESULT_MAX_BYTES: must be a whole number/);
+  });
+
   it('takes the role default for WORKER_ENABLED unless the variable says otherwise', () => {
     expect(load({}, false).workerEnabled).toBe(false);
     expect(load({}, true).workerEnabled).toBe(true);

@@ -42,7 +42,11 @@ export interface AppConfig {
     timeoutMs: number;
     concurrency: number;
     attempts: number;
+    /** Discoveries of one tenant's servers at once on one worker; the platform's own servers are not held to it. */
+    tenantConcurrency: number;
   };
+  /** The platform defaults of the per-tenant limits; a tenant's own values (set by the admin) take their place. */
+  tenantLimits: TenantLimits;
   workerEnabled: boolean;
   externalServersFile?: string;
   pipedream?: PipedreamConfig;
@@ -55,6 +59,37 @@ export interface AppConfig {
   /** Host names /mcp accepts in the Host header besides the loopback ones (DNS rebinding protection). */
   allowedHosts: string[];
 }
+
+/** What one tenant may hold and do at once. Each has a platform default (below) and may be set per tenant. */
+export interface TenantLimits {
+  /** Servers the tenant owns (CUSTOM and INTEGRATION). TENANT_MAX_SERVERS. */
+  maxServers: number;
+  /** Tools stored across the tenant's servers, as discovered. TENANT_MAX_TOOLS. */
+  maxTools: number;
+  /** Tool calls of the tenant running at once, per API replica. TENANT_MAX_CALLS_IN_FLIGHT. */
+  maxCallsInFlight: number;
+  /** Bytes one tool call's answer may bring in. TOOL_RESULT_MAX_BYTES. */
+  toolResultMaxBytes: number;
+  /** Bytes of answers the tenant's calls in flight may hold together, per API replica. TENANT_MAX_RESULT_BYTES_IN_FLIGHT. */
+  maxResultBytesInFlight: number;
+}
+
+/** The environment variable of each tenant limit's platform default. */
+export const TENANT_LIMIT_VARIABLES: Record<keyof TenantLimits, string> = {
+  maxServers: 'TENANT_MAX_SERVERS',
+  maxTools: 'TENANT_MAX_TOOLS',
+  maxCallsInFlight: 'TENANT_MAX_CALLS_IN_FLIGHT',
+  toolResultMaxBytes: 'TOOL_RESULT_MAX_BYTES',
+  maxResultBytesInFlight: 'TENANT_MAX_RESULT_BYTES_IN_FLIGHT',
+};
+
+export const DEFAULT_TENANT_LIMITS: TenantLimits = {
+  maxServers: 200,
+  maxTools: 5_000,
+  maxCallsInFlight: 20,
+  toolResultMaxBytes: 4 * 1024 * 1024,
+  maxResultBytesInFlight: 32 * 1024 * 1024,
+};
 
 export interface LoadConfigOptions {
   /** The role's default for WORKER_ENABLED (true for `npm start`, false for `start:api`). */
@@ -170,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
   }
 
   const callTimeoutMs = e.CALL_TIMEOUT_MS ?? 60_000;
+  const concurrency = e.DISCOVERY_CONCURRENCY ?? 16;
   return {
     nodeEnv,
     port: e.PORT ?? 3000,
@@ -186,8 +222,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     discovery: {
       intervalSeconds: e.DISCOVERY_INTERVAL_SECONDS ?? 3600,
       timeoutMs: e.DISCOVERY_TIMEOUT_MS ?? 30_000,
-      concurrency: e.DISCOVERY_CONCURRENCY ?? 16,
+      concurrency,
       attempts: e.DISCOVERY_ATTEMPTS ?? 3,
+      tenantConcurrency: Math.min(concurrency, e.DISCOVERY_TENANT_CONCURRENCY ?? Math.max(1, Math.floor(concurrency / 4))),
+    },
+    tenantLimits: {
+      maxServers: e.TENANT_MAX_SERVERS ?? DEFAULT_TENANT_LIMITS.maxServers,
+      maxTools: e.TENANT_MAX_TOOLS ?? DEFAULT_TENANT_LIMITS.maxTools,
+      maxCallsInFlight: e.TENANT_MAX_CALLS_IN_FLIGHT ?? DEFAULT_TENANT_LIMITS.maxCallsInFlight,
+      toolResultMaxBytes: e.TOOL_RESULT_MAX_BYTES ?? DEFAULT_TENANT_LIMITS.toolResultMaxBytes,
+      maxResultBytesInFlight: e.TENANT_MAX_RESULT_BYTES_IN_FLIGHT ?? DEFAULT_TENANT_LIMITS.maxResultBytesInFlight,
     },
     workerEnabled: e.WORKER_ENABLED ?? options.workerDefault ?? true,
     externalServersFile: e.EXTERNAL_SERVERS_FILE,

@@ -1,2 +1,12 @@
-export { loadConfig, ConfigError, keyId, AppConfig, PipedreamConfig, LoadConfigOptions } from './config';
+export {
+  loadConfig,
+  ConfigError,
+  keyId,
+  AppConfig,
+  PipedreamConfig,
+  LoadConfigOptions,
+  TenantLimits,
+  TENANT_LIMIT_VARIABLES,
+  DEFAULT_TENANT_LIMITS,
+} from './config';
 export { ConfigModule, APP_CONFIG } from './config.module';

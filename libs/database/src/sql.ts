@@ -43,4 +43,27 @@ export class Sql {
       client.release();
     }
   }
+
+  /**
+   * Runs `work` in one transaction on one connection of the pool: committed when it resolves, rolled back
+   * when it throws. For the few writes that must lock something first (a tenant's quota) and then read
+   * what the lock protects with a fresh snapshot (READ COMMITTED takes one per statement).
+   */
+  async transaction<T>(work: (query: <R extends QueryResultRow>(text: string, values?: unknown[]) => Promise<R[]>) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await work(async <R extends QueryResultRow>(text: string, values: unknown[] = []) => (await client.query<R>(text, values)).rows);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
 }

@@ -81,3 +81,55 @@ export class ServiceUnavailableError extends DomainError {
   readonly status = 503;
   readonly title = 'Service unavailable';
 }
+
+/**
+ * A limit a refusal is about: its name as the tenant's limits call it (`maxServers`), the value that applies to
+ * the tenant, and the variable of its platform default. Shown as the problem's `limit` member.
+ */
+export interface LimitInfo {
+  name: string;
+  value: number;
+  variable: string;
+}
+
+/** A refusal that names the limit it enforces (see LimitInfo). */
+export interface LimitRefusal {
+  readonly limit: LimitInfo;
+}
+
+export function isLimitRefusal(err: unknown): err is DomainError & LimitRefusal {
+  return err instanceof DomainError && typeof (err as Partial<LimitRefusal>).limit?.name === 'string';
+}
+
+/** The request would take the tenant past a quota (servers, tools): nothing was done. */
+export class QuotaExceededError extends DomainError implements LimitRefusal {
+  readonly status = 409;
+  readonly title = 'Quota exceeded';
+  constructor(
+    message: string,
+    readonly limit: LimitInfo,
+  ) {
+    super(message);
+  }
+}
+
+/** The tenant has as much in flight as its limit allows (calls, result bytes): try again shortly. */
+export class InFlightLimitError extends RateLimitedError implements LimitRefusal {
+  constructor(
+    message: string,
+    retryAfterSeconds: number,
+    readonly limit: LimitInfo,
+  ) {
+    super(message, retryAfterSeconds);
+  }
+}
+
+/** A tool's answer was larger than the registry accepts from one call: it was cut off and nothing of it returned. */
+export class ResultTooLargeError extends UpstreamError implements LimitRefusal {
+  constructor(
+    message: string,
+    readonly limit: LimitInfo,
+  ) {
+    super(message);
+  }
+}

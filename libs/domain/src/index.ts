@@ -25,6 +25,12 @@ export {
   UpstreamTimeoutError,
   NotConfiguredError,
   ServiceUnavailableError,
+  LimitInfo,
+  LimitRefusal,
+  isLimitRefusal,
+  QuotaExceededError,
+  InFlightLimitError,
+  ResultTooLargeError,
 } from './errors';
 export { ToolDefinition, ServerCredentials, ServerRecord, Principal, isAdmin } from './server';
 export { timeOrderedUuid, canonicalId } from './ids';

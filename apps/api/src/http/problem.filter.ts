@@ -1,4 +1,4 @@
-import { DomainError, RateLimitedError } from '@app/domain';
+import { DomainError, isLimitRefusal, RateLimitedError } from '@app/domain';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
@@ -52,6 +52,7 @@ export class ProblemFilter implements ExceptionFilter {
         status: exception.status,
         detail: exception.message,
         ...(exception.errors ? { errors: exception.errors } : {}),
+        ...(isLimitRefusal(exception) ? { limit: exception.limit } : {}),
       };
     }
     if (exception instanceof HttpException) {

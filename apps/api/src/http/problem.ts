@@ -1,4 +1,4 @@
-import { FieldError } from '@app/domain';
+import { FieldError, LimitInfo } from '@app/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class ProblemFieldError {
@@ -7,6 +7,17 @@ export class ProblemFieldError {
 
   @ApiProperty({ description: 'What is wrong with it', example: 'must be a URL' })
   message!: string;
+}
+
+export class ProblemLimit {
+  @ApiProperty({ description: "The limit, as the tenant's limits name it", example: 'maxServers' })
+  name!: string;
+
+  @ApiProperty({ description: 'Its value for this tenant', example: 200 })
+  value!: number;
+
+  @ApiProperty({ description: 'The environment variable of its platform default', example: 'TENANT_MAX_SERVERS' })
+  variable!: string;
 }
 
 /** RFC 9457 problem details: the body of every error. */
@@ -25,6 +36,12 @@ export class ProblemDto {
 
   @ApiPropertyOptional({ description: 'One entry per invalid field', type: [ProblemFieldError] })
   errors?: FieldError[];
+
+  @ApiPropertyOptional({
+    description: 'For a refusal by a limit (429, 409, 502): which limit, the value that applies to the tenant, and the variable of its platform default',
+    type: ProblemLimit,
+  })
+  limit?: LimitInfo;
 
   @ApiPropertyOptional({ description: 'For a 500: the id of the log line that holds the cause' })
   errorId?: string;

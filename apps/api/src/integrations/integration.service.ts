@@ -55,7 +55,7 @@ export class IntegrationService {
       status: ServerStatus.DISCOVERING,
       statusReason: 'discovery queued',
       discoveryRequestedAt: new Date(),
-    });
+    }, [], { maxServers: this.config.tenantLimits.maxServers });
     await this.serverService.queueDiscovery(server.id, 'registered');
     await this.audit.record(principal, {
       action: 'integration.create',

@@ -25,6 +25,7 @@ import {
   timeOrderedUuid,
   TransportType,
 } from '@app/domain';
+import { APP_CONFIG, AppConfig } from '@app/config';
 import { OutboundPolicy, StdioWorkspaces } from '@app/mcp';
 import { DiscoveryProducer, DiscoveryTrigger } from '@app/queue';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
@@ -85,9 +86,15 @@ export class ServerService {
     private readonly producer: DiscoveryProducer,
     private readonly audit: AuditService,
     private readonly cache: AnswerCache,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly workspaces: StdioWorkspaces,
     @Optional() @Inject(LOCAL_SERVER_CHANGES) private readonly local?: LocalServerChanges,
   ) {}
+
+  /** A tenant's servers are counted against its limit (its own, else TENANT_MAX_SERVERS) as they are stored. */
+  private get quota() {
+    return { maxServers: this.config.tenantLimits.maxServers };
+  }
 
   /** A server the principal may see, or 404 (a tenant never learns whether another's exists). */
   async findVisible(principal: Principal, id: string): Promise<ServerRecord> {
@@ -98,7 +105,7 @@ export class ServerService {
 
   async create(principal: Principal, dto: CreateServerDto): Promise<ServerDto> {
     const input = await this.prepareCreate(principal, dto, new Map());
-    const server = await this.servers.create(input, this.audit.eventsOf(principal, [createdEntry(input)]));
+    const server = await this.servers.create(input, this.audit.eventsOf(principal, [createdEntry(input)]), this.quota);
     if (server.enabled) await this.queueDiscovery(server.id, 'registered');
     return toServerDto(server, principal);
   }
@@ -130,7 +137,7 @@ export class ServerService {
     }
     await this.assertOutboundAllowedAll(inputs);
     // The servers and their audit records are written by one statement: both or neither.
-    const servers = await this.servers.createMany(inputs, this.audit.eventsOf(principal, inputs.map(createdEntry)));
+    const servers = await this.servers.createMany(inputs, this.audit.eventsOf(principal, inputs.map(createdEntry)), this.quota);
     await this.queueDiscoveries(servers.filter((s) => s.enabled).map((s) => s.id), 'registered');
     return servers.map((s) => toServerDto(s, principal));
   }

@@ -1,12 +1,12 @@
 import { Principal } from '@app/domain';
-import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { IdParam } from '../common/ids';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly, CurrentPrincipal } from '../auth/auth.decorators';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
 import { PageQueryDto } from '../common/page.dto';
 import { ApiKeyService } from './api-key.service';
-import { ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto, CreateTenantDto, TenantDto, TenantPageDto } from './tenant.dto';
+import { ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto, CreateTenantDto, TenantDto, TenantPageDto, UpdateTenantDto } from './tenant.dto';
 import { TenantService } from './tenant.service';
 
 @ApiTags('tenants')
@@ -33,6 +33,25 @@ export class TenantController {
   @ApiProblems(400, 403)
   list(@Query() query: PageQueryDto): Promise<TenantPageDto> {
     return this.tenants.list(query);
+  }
+
+  @Get('tenants/:tenantId')
+  @ApiOperation({ summary: 'One tenant, with the limits that apply to it (admin only)' })
+  @ApiOkResponse({ type: TenantDto })
+  @ApiProblems(403, 404)
+  get(@IdParam('tenantId') tenantId: string): Promise<TenantDto> {
+    return this.tenants.get(tenantId);
+  }
+
+  @Patch('tenants/:tenantId')
+  @ApiOperation({
+    summary: "Set or clear a tenant's own limits (admin only); see docs/limits.md",
+    description: 'A number sets the limit for this tenant, null returns it to the platform default, a limit left out stays as it is. Audited as tenant.limits.',
+  })
+  @ApiOkResponse({ type: TenantDto })
+  @ApiProblems(400, 403, 404)
+  update(@CurrentPrincipal() principal: Principal, @IdParam('tenantId') tenantId: string, @Body() body: UpdateTenantDto): Promise<TenantDto> {
+    return this.tenants.update(principal, tenantId, body);
   }
 
   @Post('tenants/:tenantId/api-keys')

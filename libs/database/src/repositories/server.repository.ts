@@ -1,4 +1,4 @@
-import { ConflictError, ServerKind, ServerRecord, ServerStatus, TransportType } from '@app/domain';
+import { ConflictError, QuotaExceededError, ServerKind, ServerRecord, ServerStatus, TransportType } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
@@ -35,6 +35,11 @@ export interface ServerCreate {
   discoveryRequestedAt: Date | null;
 }
 
+/** The platform default of the servers a tenant may own, for a tenant without a limit of its own. */
+export interface ServerQuota {
+  maxServers: number;
+}
+
 /** The registration fields a change may touch (owner and kind never change). */
 export type ServerChange = Partial<Omit<ServerCreate, 'id' | 'tenantId' | 'kind'>>;
 
@@ -68,17 +73,54 @@ export class ServerRepository {
     @Inject(SQL) private readonly sql: Sql,
   ) {}
 
-  async create(input: ServerCreate, audit: AuditEventInput[] = []): Promise<ServerRecord> {
-    const [server] = await this.createMany([input], audit);
+  async create(input: ServerCreate, audit: AuditEventInput[] = [], quota?: ServerQuota): Promise<ServerRecord> {
+    const [server] = await this.createMany([input], audit, quota);
     return server;
   }
 
   /**
    * Several servers in one statement, with the audit events that record them: all are stored or none. A name
    * already taken for its owner is a conflict that names it.
+   *
+   * With a quota, the servers of each tenant among them are counted against the tenant's limit (its own, else
+   * `quota.maxServers`) in the same transaction, after locking the tenants' rows: of two registrations for one
+   * tenant at the same moment, the second counts what the first stored, so no race takes a tenant past its limit.
    */
-  async createMany(inputs: ServerCreate[], audit: AuditEventInput[] = []): Promise<ServerRecord[]> {
+  async createMany(inputs: ServerCreate[], audit: AuditEventInput[] = [], quota?: ServerQuota): Promise<ServerRecord[]> {
     if (inputs.length === 0) return [];
+    const tenants = [...new Set(inputs.map((i) => i.tenantId).filter((t): t is string => t !== null))].sort();
+    if (!quota || tenants.length === 0) return this.insertMany(inputs, audit, (text, values) => this.sql.query<Server>(text, values));
+    return this.sql.transaction(async (query) => {
+      const limits = await query<{ id: string; max: number | null }>(
+        `SELECT id, (limits->>'maxServers')::int AS max FROM tenants WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+        [tenants],
+      );
+      const counts = await query<{ tenantId: string; n: number }>(
+        `SELECT tenant_id AS "tenantId", count(*)::int AS n FROM servers WHERE tenant_id = ANY($1::uuid[]) GROUP BY tenant_id`,
+        [tenants],
+      );
+      const held = new Map(counts.map((c) => [c.tenantId, c.n]));
+      for (const { id, max } of limits) {
+        const limit = max ?? quota.maxServers;
+        const adding = inputs.filter((i) => i.tenantId === id).length;
+        const has = held.get(id) ?? 0;
+        if (has + adding > limit) {
+          throw new QuotaExceededError(
+            `the tenant may own at most ${limit} servers (maxServers) and owns ${has}; registering ${adding} more would pass it. ` +
+              'Delete servers, or ask the administrator to raise the limit',
+            { name: 'maxServers', value: limit, variable: 'TENANT_MAX_SERVERS' },
+          );
+        }
+      }
+      return this.insertMany(inputs, audit, query);
+    });
+  }
+
+  private async insertMany(
+    inputs: ServerCreate[],
+    audit: AuditEventInput[],
+    run: (text: string, values: unknown[]) => Promise<Server[]>,
+  ): Promise<ServerRecord[]> {
     const values: unknown[] = [];
     const rows = inputs.map((input) => {
       const at = values.length;
@@ -117,8 +159,8 @@ export class ServerRepository {
     const audited = audit.length > 0 ? auditInsert(audit, values.length + 1) : undefined;
     try {
       const stored = audited
-        ? await this.sql.query<Server>(`WITH created AS (${insert}), audited AS (${audited.text}) SELECT * FROM created`, [...values, ...audited.values])
-        : await this.sql.query<Server>(insert, values);
+        ? await run(`WITH created AS (${insert}), audited AS (${audited.text}) SELECT * FROM created`, [...values, ...audited.values])
+        : await run(insert, values);
       const byId = new Map(stored.map((row) => [row.id, toServerRecord(row)]));
       return inputs.map((input) => byId.get(input.id)!);
     } catch (err) {
