@@ -26,7 +26,13 @@ describe('authentication, tenants and keys', () => {
   it('creates tenants and keys; a key is shown once and works at once', async () => {
     const created = await t.request('POST', '/api/v1/tenants', { body: { name: 'acme' } });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(String), name: 'acme', createdAt: expect.any(String) });
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      name: 'acme',
+      createdAt: expect.any(String),
+      limits: expect.objectContaining({ maxServers: expect.any(Number) }),
+      customLimits: {},
+    });
     const key = await t.request('POST', `/api/v1/tenants/${created.body.id}/api-keys`, { body: {} });
     expect(key.status).toBe(201);
     expect(key.body.key).toMatch(/^mcpr_[A-Za-z0-9_-]{43}$/);

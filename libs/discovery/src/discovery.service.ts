@@ -196,7 +196,16 @@ export class DiscoveryService implements OnModuleDestroy {
         durationMs,
         stderr: readStderr?.() || null,
         nextDiscoveryAt: nextDiscoveryAt(server, this.config.discovery.intervalSeconds),
+        // The platform's servers are not counted against any tenant.
+        toolQuota: server.tenantId ? { tenantId: server.tenantId, maxTools: this.config.tenantLimits.maxTools } : undefined,
       });
+      if (recorded.status === 'over-limit') {
+        // Final: discovering again finds the same tools until the tenant makes room or its limit is raised.
+        this.observe('failed', durationMs);
+        this.watcher.unwatch(server.id);
+        const failure = new McpFailure(McpFailureCode.LimitExceeded, recorded.reason);
+        return { kind: 'failed', failure, reason: recorded.reason, final: true, durationMs };
+      }
       if (recorded.status !== 'recorded') return this.unrecorded(recorded.status, server.id, durationMs);
       this.observe('succeeded', durationMs);
       const listChanged = (caps.tools as { listChanged?: unknown } | undefined)?.listChanged === true;

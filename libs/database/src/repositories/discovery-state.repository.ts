@@ -61,6 +61,11 @@ export interface DiscoverySuccess {
   durationMs: number;
   stderr: string | null;
   nextDiscoveryAt: Date;
+  /**
+   * A tenant's server: its tools are counted with those the tenant's other servers hold against the tenant's
+   * limit (its own, else `maxTools`, the platform default). The platform's servers have none.
+   */
+  toolQuota?: { tenantId: string; maxTools: number };
 }
 
 export interface DiscoveryFailure {
@@ -83,6 +88,8 @@ export interface DiscoveryFailure {
 export type RecordResult =
   /** `discoveredAt`: the server's last_discovered_at as written (a failure leaves it as it was: absent). */
   | { status: 'recorded'; changes: ToolChanges; discoveredAt?: Date }
+  /** The tools would take the tenant past its tool limit: the server is in ERROR with `reason`, no tool was stored. */
+  | { status: 'over-limit'; reason: string; limit: number }
   | { status: 'lost' }
   | { status: 'superseded' }
   | { status: 'disabled' };
@@ -171,7 +178,7 @@ export class DiscoveryStateRepository {
     claimedAt: Date,
     runId: string,
     run: { durationMs: number; error?: string | null; stderr: string | null },
-  ): Promise<RecordResult | undefined> {
+  ): Promise<{ status: 'lost' | 'superseded' | 'disabled' } | undefined> {
     const rows = await tx.$queryRaw<{ enabled: boolean; newer: boolean }[]>`
       SELECT enabled, COALESCE(discovery_requested_at > ${claimedAt}, false) AS newer
         FROM servers WHERE id = ${id}::uuid AND discovery_lease_owner = ${owner} FOR UPDATE`;
@@ -199,6 +206,8 @@ export class DiscoveryStateRepository {
    * When the gate does not match, the transaction below finds out why.
    */
   async succeed(id: string, owner: string, claimedAt: Date, result: DiscoverySuccess): Promise<RecordResult> {
+    // A tenant's tools are counted against its limit under a lock of the tenant: the transaction below.
+    if (result.toolQuota) return this.succeedInTransaction(id, owner, claimedAt, result);
     const i = result.identity;
     const t = result.tools;
     const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
@@ -285,6 +294,24 @@ export class DiscoveryStateRepository {
       async (tx) => {
         const refused = await this.lockForRecord(tx, id, owner, claimedAt, result.runId, result);
         if (refused) return refused;
+        if (result.toolQuota) {
+          const over = await this.overToolLimit(tx, id, result.toolQuota, result.tools.length);
+          if (over) {
+            await this.runs.finish(result.runId, { outcome: 'FAILED', durationMs: result.durationMs, error: over.reason, dropped: result.dropped, stderr: result.stderr }, tx);
+            await tx.server.update({
+              where: { id },
+              data: {
+                status: 'ERROR',
+                statusReason: over.reason,
+                nextDiscoveryAt: result.nextDiscoveryAt,
+                discoveryRequestedAt: null,
+                discoveryLeaseOwner: null,
+                discoveryLeaseUntil: null,
+              },
+            });
+            return { status: 'over-limit', reason: over.reason, limit: over.limit };
+          }
+        }
         const changes = await this.tools.replaceAll(tx, id, result.tools);
         const i = result.identity;
         // The database's clock, as in succeed(): the watch hand-over compares values written by both.
@@ -328,8 +355,34 @@ export class DiscoveryStateRepository {
     );
   }
 
+  /**
+   * Whether `incoming` tools on this server would take its tenant past its tool limit. The tenant's row is locked
+   * first, so that two discoveries of one tenant's servers count one after the other (each statement after the
+   * lock reads what the other committed): together they cannot pass the limit.
+   */
+  private async overToolLimit(
+    tx: Prisma.TransactionClient,
+    id: string,
+    quota: { tenantId: string; maxTools: number },
+    incoming: number,
+  ): Promise<{ reason: string; limit: number } | undefined> {
+    const [tenant] = await tx.$queryRaw<{ max: number | null }[]>`
+      SELECT (limits->>'maxTools')::int AS max FROM tenants WHERE id = ${quota.tenantId}::uuid FOR UPDATE`;
+    const limit = tenant?.max ?? quota.maxTools;
+    const [{ held }] = await tx.$queryRaw<{ held: number }[]>`
+      SELECT count(*)::int AS held FROM tools t JOIN servers s ON s.id = t.server_id
+       WHERE s.tenant_id = ${quota.tenantId}::uuid AND s.id <> ${id}::uuid`;
+    if (held + incoming <= limit) return undefined;
+    return {
+      limit,
+      reason:
+        `the server offers ${incoming} tools and the tenant's other servers hold ${held}: together more than the tenant's limit of ${limit} tools ` +
+        '(maxTools); none of this discovery was stored. Remove servers or tools, or ask the administrator to raise the limit',
+    };
+  }
+
   /** Records a failed attempt: ERROR on the last one, else DISCOVERING with the reason until the retry. */
-  async fail(id: string, owner: string, claimedAt: Date, failure: DiscoveryFailure): Promise<RecordResult> {
+  async fail(id: string, owner: string, claimedAt: Date, failure: DiscoveryFailure): Promise<Exclude<RecordResult, { status: 'over-limit' }>> {
     return this.prisma.$transaction(async (tx) => {
       const refused = await this.lockForRecord(tx, id, owner, claimedAt, failure.runId, { ...failure, error: failure.reason });
       if (refused) return refused;
