@@ -20,7 +20,7 @@ export { ConnectionTarget, HttpTarget, StdioTarget, InProcessTarget } from './co
 export { McpSession, ProtocolEra, ServerIdentity, McpRequestOptions, SessionTransport } from './connection/mcp-session';
 export { McpFailure, McpFailureCode, isTransientFailure } from './connection/mcp-failure';
 export { classifyError, redactor, Redactor } from './connection/classify-error';
-export { ByteBudget, countingFetch, formatBytes, FetchLike } from './connection/byte-budget';
+export { ByteBudget, ByteCounter, countingAnswers, currentAnswerCounter, countingFetch, formatBytes, FetchLike } from './connection/byte-budget';
 export { ChildProcessTransport, ChildProcessTransportOptions } from './transports/child-process.transport';
 export { StderrTail } from './transports/stderr-tail';
 export { InProcessContext } from './in-process/in-process-servers';

@@ -3,22 +3,25 @@ import { McpModule } from '@app/mcp';
 import { REGISTRY_TOOLS } from '@app/registry';
 import { Module } from '@nestjs/common';
 import { ServerInfoModule } from '../llm/server-info.module';
+import { TenantModule } from '../tenants/tenant.module';
 import { CallAuditWriter } from './call-audit.writer';
 import { CallRateLimiter } from './call-rate-limiter';
 import { LlmToolsController } from './llm-tools.controller';
 import { RegistryToolsService } from './registry-tools.service';
+import { TenantCallLimits } from './tenant-call-limits';
 import { ToolCallService } from './tool-call.service';
 import { ToolCatalogService } from './tool-catalog.service';
 
 /** mcp-search-tools and mcp-call-tool, and the RegistryTools that the registry's own MCP server answers with. */
 @Module({
-  imports: [McpModule, ServerInfoModule],
+  imports: [McpModule, ServerInfoModule, TenantModule],
   controllers: [LlmToolsController],
   providers: [
     CatalogRepository,
     ToolCatalogService,
     CallRateLimiter,
     CallAuditWriter,
+    TenantCallLimits,
     ToolCallService,
     RegistryToolsService,
     { provide: REGISTRY_TOOLS, useExisting: RegistryToolsService },

@@ -3,6 +3,7 @@ import { ServerRepository } from '@app/database';
 import {
   ConflictError,
   DomainError,
+  isLimitRefusal,
   NotFoundError,
   Principal,
   ServerKind,
@@ -13,6 +14,7 @@ import {
 import {
   classifyError,
   ConnectionTarget,
+  countingAnswers,
   ConnectionTargetResolver,
   McpConnector,
   McpFailure,
@@ -29,15 +31,17 @@ import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { CallAuditWriter } from './call-audit.writer';
 import { CallRateLimiter } from './call-rate-limiter';
+import { CallAllowance, TenantCallLimits } from './tenant-call-limits';
 import { CatalogServer, ToolCatalogService } from './tool-catalog.service';
 
 /** How long an upstream session may sit unused before it is closed. */
 export const SESSION_IDLE_MS = 60_000;
 
 /** The audit outcome of a call: `ok` and `tool_error` (the tool answered isError) reached the tool. */
-export type CallOutcome = 'ok' | 'tool_error' | 'not_found' | 'not_connected' | 'upstream_error' | 'timeout' | 'cancelled' | 'error';
+export type CallOutcome = 'ok' | 'tool_error' | 'not_found' | 'not_connected' | 'upstream_error' | 'timeout' | 'cancelled' | 'limit_exceeded' | 'error';
 
 function outcomeOf(err: unknown): CallOutcome {
+  if (isLimitRefusal(err)) return 'limit_exceeded';
   if (err instanceof NotFoundError) return 'not_found';
   if (err instanceof ConflictError) return 'not_connected';
   if (err instanceof UpstreamTimeoutError) return 'timeout';
@@ -69,6 +73,7 @@ export class ToolCallService implements OnModuleDestroy {
     private readonly connector: McpConnector,
     private readonly auditLog: CallAuditWriter,
     private readonly limiter: CallRateLimiter,
+    private readonly callLimits: TenantCallLimits,
   ) {
     // A server reloaded (new tools, new address, new credentials) or gone: its sessions are not used again.
     catalog.onServerChanged((id) => this.pool.invalidate(`${id}:`));
@@ -77,21 +82,25 @@ export class ToolCallService implements OnModuleDestroy {
   async call(principal: Principal, input: CallToolInput, context: CallToolContext = {}): Promise<CallToolResult> {
     // A caller over its limit is refused before anything else, and not audited: a flood must not fill the log.
     await this.limiter.take(principal);
+    // So is a tenant with as many calls in flight as its limit allows.
+    const allowance = await this.callLimits.enter(principal);
     const started = performance.now();
     let server: CatalogServer | undefined;
     let outcome: CallOutcome = 'ok';
     let reason: string | undefined;
     try {
       server = await this.callable(principal, input.serverId, input.toolName);
-      const result = await this.invoke(principal, server, input, context);
+      const result = await this.invoke(principal, server, input, context, allowance);
       if (result.isError === true) outcome = 'tool_error';
       return result;
     } catch (err) {
-      const mapped = this.toDomainError(err, server, input, context);
+      // An answer cut off at a limit says which limit, whatever the transport made of the cut.
+      const mapped = allowance.refused ?? this.toDomainError(err, server, input, context);
       outcome = context.signal?.aborted ? 'cancelled' : outcomeOf(mapped);
       if (mapped instanceof UpstreamError || mapped instanceof UpstreamTimeoutError) reason = mapped.message;
       throw mapped;
     } finally {
+      allowance.release();
       this.audit(principal, input, server, outcome, performance.now() - started, context, reason);
     }
   }
@@ -139,7 +148,13 @@ export class ToolCallService implements OnModuleDestroy {
     return `${server.id}:${server.generation}${caller}`;
   }
 
-  private async invoke(principal: Principal, server: CatalogServer, input: CallToolInput, context: CallToolContext): Promise<CallToolResult> {
+  private async invoke(
+    principal: Principal,
+    server: CatalogServer,
+    input: CallToolInput,
+    context: CallToolContext,
+    allowance: CallAllowance,
+  ): Promise<CallToolResult> {
     const { timeoutMs, maxTimeoutMs } = this.config.call;
     const params = { name: input.toolName, arguments: input.arguments ?? {} };
     const result = await this.pool.use(
@@ -157,14 +172,18 @@ export class ToolCallService implements OnModuleDestroy {
         if (context.signal?.aborted) callerLeft();
         else context.signal?.addEventListener('abort', callerLeft, { once: true });
         try {
-          return await session.request('tools/call', params, {
-            signal: stop.signal,
-            timeoutMs,
-            // Progress from the server starts the timeout again (up to the maximum above).
-            resetTimeoutOnProgress: true,
-            onProgress: (p) => context.onProgress?.(p),
-          });
+          // The answer's bytes are counted against the call's and the tenant's limits as they arrive.
+          return await countingAnswers(allowance, () =>
+            session.request('tools/call', params, {
+              signal: stop.signal,
+              timeoutMs,
+              // Progress from the server starts the timeout again (up to the maximum above).
+              resetTimeoutOnProgress: true,
+              onProgress: (p) => context.onProgress?.(p),
+            }),
+          );
         } catch (err) {
+          if (allowance.refused) throw allowance.refused;
           // Whatever the server said is cleaned of the secrets this session was opened with.
           const failure = classifyError(err, `tools/call of "${input.toolName}"`, redactor(this.secrets.get(session) ?? []));
           // Refused credentials the registry obtains itself (Pipedream's token): the next session gets fresh ones.
@@ -177,6 +196,14 @@ export class ToolCallService implements OnModuleDestroy {
       },
       context.signal,
     );
+    // Transports that do not count an answer as it arrives (HTTP+SSE, stdio, in-process) have it measured whole.
+    if (allowance.counted === 0) {
+      try {
+        allowance.take(Buffer.byteLength(JSON.stringify(result)));
+      } catch {
+        throw allowance.refused!;
+      }
+    }
     return result as CallToolResult;
   }
 

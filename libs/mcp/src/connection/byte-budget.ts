@@ -1,4 +1,26 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { McpFailure, McpFailureCode } from './mcp-failure';
+
+/** Counts bytes as they arrive from a server; throws to stop reading (the answer is then cut off). */
+export interface ByteCounter {
+  take(n: number): void;
+}
+
+const answerCounters = new AsyncLocalStorage<ByteCounter>();
+
+/**
+ * Runs `fn` with `counter` counting the bytes of the answers to the requests `fn` sends, as they arrive, on the
+ * transports that count them (PooledHttpTransport): a pooled session is shared by many calls, and each call's
+ * answer is counted against its own counter.
+ */
+export function countingAnswers<T>(counter: ByteCounter, fn: () => Promise<T>): Promise<T> {
+  return answerCounters.run(counter, fn);
+}
+
+/** The counter of the call being sent from here, if any (see countingAnswers). */
+export function currentAnswerCounter(): ByteCounter | undefined {
+  return answerCounters.getStore();
+}
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 

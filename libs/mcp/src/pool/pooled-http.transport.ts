@@ -3,7 +3,7 @@ import { JSONRPCMessage, JSONRPCMessageSchema, RequestId } from '@modelcontextpr
 import http, { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { ByteBudget } from '../connection/byte-budget';
+import { ByteBudget, ByteCounter, currentAnswerCounter } from '../connection/byte-budget';
 
 /** The largest answer accepted from a server (one JSON body, or one event of a stream). */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -79,22 +79,24 @@ export class PooledHttpTransport implements Transport {
     if (this.closed) return Promise.reject(new Error('Not connected'));
     const body = JSON.stringify(message);
     const requestId = 'method' in message && 'id' in message ? (message.id as RequestId) : undefined;
-    return this.post(body, requestId).catch((err: NodeJS.ErrnoException & { staleSocket?: boolean }) => {
+    // The call this request belongs to counts its answer's bytes (a tool call's result limit), if it asked to.
+    const counter = requestId !== undefined ? currentAnswerCounter() : undefined;
+    return this.post(body, requestId, counter).catch((err: NodeJS.ErrnoException & { staleSocket?: boolean }) => {
       // A kept-alive connection the server had already closed fails before the request reaches it: the
       // request is sent once more on a new connection (as Node's documentation advises for reused sockets).
       if (!err.staleSocket || this.closed) throw err;
-      return this.post(body, requestId);
+      return this.post(body, requestId, counter);
     });
   }
 
-  private post(body: string, requestId: RequestId | undefined): Promise<void> {
+  private post(body: string, requestId: RequestId | undefined, counter?: ByteCounter): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let answered = false;
       // A 404 means "unknown session" only for a request that named one; before that, the URL is wrong.
       const inSession = this.sessionId !== undefined;
       const req = this.request(this.url, { method: 'POST', headers: this.headers(body), agent: this.agent }, (res) => {
         answered = true;
-        this.count(res);
+        this.count(res, counter);
         const sid = res.headers['mcp-session-id'];
         if (typeof sid === 'string') this.sessionId = sid;
         const status = res.statusCode ?? 0;
@@ -197,13 +199,17 @@ export class PooledHttpTransport implements Transport {
     }, STREAM_REOPEN_MS).unref();
   }
 
-  /** Counts the answer's bytes against the budget as they arrive, and cuts it off once the budget is spent. */
-  private count(res: IncomingMessage): void {
-    const budget = this.options.budget;
-    if (!budget) return;
+  /**
+   * Counts the answer's bytes against the transport's budget and the call's counter as they arrive, and cuts
+   * the answer off once either is spent.
+   */
+  private count(res: IncomingMessage, counter?: ByteCounter): void {
+    const counters: ByteCounter[] = [this.options.budget, counter].filter((c): c is ByteCounter => c !== undefined);
+    if (counters.length === 0) return;
     res.on('data', (chunk: Buffer | string) => {
+      const n = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
       try {
-        budget.take(typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length);
+        for (const c of counters) c.take(n);
       } catch (exceeded) {
         res.destroy(exceeded as Error);
       }
