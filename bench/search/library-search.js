@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Tool search inside one process, without HTTP: the search lib's own index at registry sizes (its synthetic
-// corpus) and its ranking quality on the evaluation set (bench/eval). Argument: JSON {sizes, iterations}.
-// Prints JSON {sizes: [{tools, buildMs, p50Ms, p99Ms, ...}], evaluation: {queries, recallAt1, recallAt5, mrr, misses}}.
+// corpus) and its ranking quality on the evaluation set (bench/eval), beside plain BM25 on the same set.
+// Argument: JSON {sizes, iterations}.
+// Prints JSON {sizes: [{tools, buildMs, p50Ms, p99Ms, ...}], evaluation: {servers, tools, train, holdout,
+// hardHoldout, hardTrain, all, bm25: {…the same}, misses}}.
 'use strict';
 const { requireSearch } = require('../lib/ts-require');
 
@@ -22,19 +24,24 @@ function main() {
     out.push({ tools: n, buildMs, ...latency });
   }
   const index = search.buildEvalIndex(servers);
-  const evaluation = search.evaluate(index, queries);
-  const holdout = search.evaluate(index, queries.filter((q) => q.split === 'holdout'));
+  const { report, result } = search.evaluateSplits(index, queries);
+  const bm25 = search.evaluateSplits(new search.Bm25Baseline([...search.docsFromEvalServers(servers).values()].flat()), queries).report;
+  const split = new Map(queries.map((q) => [q.id, q.split]));
   process.stdout.write(
     JSON.stringify({
       sizes: out,
       queries: texts.length,
       evaluation: {
-        queries: evaluation.queries,
-        recallAt1: evaluation.recallAt1,
-        recallAt5: evaluation.recallAt5,
-        mrr: evaluation.mrr,
-        holdout: { queries: holdout.queries, recallAt1: holdout.recallAt1, recallAt5: holdout.recallAt5, mrr: holdout.mrr },
-        misses: evaluation.perQuery.filter((q) => q.rank === null || q.rank > 5).map((q) => ({ id: q.id, query: q.query, rank: q.rank })),
+        servers: servers.length,
+        tools: index.size,
+        ...report,
+        // the totals over every query, as reported before the set was split three ways
+        queries: report.all.queries,
+        recallAt1: report.all.recallAt1,
+        recallAt5: report.all.recallAt5,
+        mrr: report.all.mrr,
+        bm25,
+        misses: result.perQuery.filter((q) => q.rank === null || q.rank > 5).map((q) => ({ id: q.id, split: split.get(q.id), query: q.query, rank: q.rank })),
       },
     }) + '\n',
   );

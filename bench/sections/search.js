@@ -2,18 +2,17 @@
 // Section 3, tool search: latency per query through POST /api/v1/llm/mcp-search-tools at the seeded sizes
 // (sequential requests, the bench as the only client), beside the search lib's in-process figure at the same
 // sizes and its recall@1 / recall@5 on the evaluation set (bench/eval).
-const fs = require('node:fs');
 const path = require('node:path');
 const { log, ms, summarize } = require('../lib/util');
 const { runNodeJson } = require('../lib/processes');
 const { ROOT } = require('../lib/platform');
 const { probe } = require('./read-path');
 const { evalServerIdOf } = require('../lib/ids');
+const { requireSearch } = require('../lib/ts-require');
 
-const EVAL_DIR = path.join(ROOT, 'bench', 'eval');
-
+/** Every query of bench/eval (training part and holdout), with its split. */
 function evalSet() {
-  return JSON.parse(fs.readFileSync(path.join(EVAL_DIR, 'queries.json'), 'utf8')).queries;
+  return requireSearch().loadEvalSet(path.join(ROOT, 'bench', 'eval')).queries;
 }
 
 function evalQueries() {
@@ -49,6 +48,7 @@ async function httpRecall(ctx, seeded) {
   }
   return {
     ...score(ranked),
+    train: score(ranked.filter((q) => q.split !== 'holdout')),
     holdout: score(ranked.filter((q) => q.split === 'holdout')),
     misses: ranked.filter((q) => q.rank === null || q.rank > 5).map((q) => q.id),
   };

@@ -1,5 +1,9 @@
-import type { ToolSearchIndex } from './tool-search-index';
-import type { ToolDocument, Visibility } from './tool-document';
+import type { SearchOptions, ToolDocument, Visibility } from './tool-document';
+
+/** Anything that ranks tools for a query: the index, or the plain BM25 it is compared with. */
+export interface ToolRanker {
+  search(query: string, options: SearchOptions): readonly { readonly doc: ToolDocument; readonly score: number }[];
+}
 
 /** A tool as an MCP server lists it (tools/list). */
 export interface EvalTool {
@@ -10,13 +14,16 @@ export interface EvalTool {
   readonly annotations?: { readonly title?: string } & Readonly<Record<string, unknown>>;
 }
 
-/** One server of the evaluation set (bench/eval/servers.json). */
+/** One server of the evaluation set (bench/eval/servers.json, bench/eval/servers/*.json). */
 export interface EvalServer {
   readonly id: string;
   readonly name: string;
   readonly kind: string;
   /** Where its tool list came from. */
   readonly source?: string;
+  /** What the server said of itself in initialize. */
+  readonly serverInfo?: { readonly name?: string; readonly title?: string; readonly version?: string };
+  readonly instructions?: string;
   readonly tools: readonly EvalTool[];
 }
 
@@ -30,8 +37,10 @@ export interface EvalQuery {
   readonly id: string;
   readonly query: string;
   readonly expected: readonly ToolRef[];
-  /** "holdout": written after the ranking was settled and never used to change it. */
-  readonly split?: string;
+  /** "train" (tuned on) or "holdout" (never used to change the ranking); set from the file it is in. */
+  readonly split?: 'train' | 'holdout';
+  /** A request the lexical ranking finds hard: shares few words with the tool, names a product, has a typo. */
+  readonly hard?: boolean;
 }
 
 export interface QueryOutcome {
@@ -62,11 +71,14 @@ export function docsFromEvalServers(
   const out = new Map<string, ToolDocument[]>();
   for (const s of servers) {
     const tenantId = tenantOf(s);
+    // as the catalog does: the name it was registered under, and what the server calls itself
+    const selfName = s.serverInfo?.title ?? s.serverInfo?.name;
+    const serverName = selfName && selfName !== s.name ? `${s.name} ${selfName}` : s.name;
     out.set(
       s.id,
       s.tools.map((t) => ({
         serverId: s.id,
-        serverName: s.name,
+        serverName,
         serverKind: s.kind,
         tenantId,
         toolName: t.name,
@@ -85,7 +97,7 @@ export function docsFromEvalServers(
  * query (at least 5).
  */
 export function evaluate(
-  index: ToolSearchIndex,
+  index: ToolRanker,
   queries: readonly EvalQuery[],
   options: { readonly visible?: Visibility; readonly depth?: number } = {},
 ): EvaluationResult {
@@ -117,4 +129,49 @@ export function evaluate(
 
 function key(ref: ToolRef): string {
   return `${ref.serverId}\u0000${ref.toolName}`;
+}
+
+export interface SplitScores {
+  readonly queries: number;
+  readonly recallAt1: number;
+  readonly recallAt5: number;
+  readonly mrr: number;
+}
+
+/** Recall@1, recall@5 and MRR of some outcomes of one evaluation. */
+export function scoreOutcomes(outcomes: readonly QueryOutcome[]): SplitScores {
+  const n = outcomes.length || 1;
+  return {
+    queries: outcomes.length,
+    recallAt1: outcomes.filter((q) => q.rank === 1).length / n,
+    recallAt5: outcomes.filter((q) => q.rank !== null && q.rank <= 5).length / n,
+    mrr: outcomes.reduce((a, q) => a + (q.rank ? 1 / q.rank : 0), 0) / n,
+  };
+}
+
+export interface SplitReport {
+  readonly train: SplitScores;
+  readonly holdout: SplitScores;
+  /** The hard queries of the holdout. */
+  readonly hardHoldout: SplitScores;
+  /** The hard queries of the training part. */
+  readonly hardTrain: SplitScores;
+  readonly all: SplitScores;
+}
+
+/** One evaluation scored by split: training part, holdout, and the hard queries of each. */
+export function evaluateSplits(ranker: ToolRanker, queries: readonly EvalQuery[]): { report: SplitReport; result: EvaluationResult } {
+  const result = evaluate(ranker, queries);
+  const byId = new Map(queries.map((q) => [q.id, q]));
+  const pick = (f: (q: EvalQuery) => boolean): SplitScores => scoreOutcomes(result.perQuery.filter((o) => f(byId.get(o.id) as EvalQuery)));
+  return {
+    result,
+    report: {
+      train: pick((q) => q.split !== 'holdout'),
+      holdout: pick((q) => q.split === 'holdout'),
+      hardHoldout: pick((q) => q.split === 'holdout' && q.hard === true),
+      hardTrain: pick((q) => q.split !== 'holdout' && q.hard === true),
+      all: pick(() => true),
+    },
+  };
 }

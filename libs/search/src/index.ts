@@ -10,8 +10,9 @@ export { stem } from './stemmer';
 export { EXPANSIONS, SYNONYM_GROUPS, alternativesOf } from './synonyms';
 export type { Alternative } from './synonyms';
 export { describeArguments } from './tool-search-index';
-export { docsFromEvalServers, evaluate } from './evaluation';
-export type { EvalQuery, EvalServer, EvalTool, EvaluationResult, QueryOutcome, ToolRef } from './evaluation';
+export { docsFromEvalServers, evaluate, evaluateSplits, scoreOutcomes } from './evaluation';
+export type { EvalQuery, EvalServer, EvalTool, EvaluationResult, QueryOutcome, SplitReport, SplitScores, ToolRanker, ToolRef } from './evaluation';
+export { Bm25Baseline } from './bm25-baseline';
 export {
   buildEvalIndex,
   buildSyntheticCorpus,

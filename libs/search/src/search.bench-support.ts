@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { docsFromEvalServers, EvalQuery, EvalServer } from './evaluation';
 import { ToolSearchIndex, ToolSearchIndexOptions } from './tool-search-index';
@@ -26,12 +26,33 @@ export function findEvalDir(): string {
   throw new Error(`cannot find ${EVAL_DIR}/servers.json above ${process.cwd()} or ${__dirname}`);
 }
 
-/** The evaluation set: real servers' tool lists and the queries people would make. */
+/**
+ * The evaluation set: real servers' tool lists (servers.json, the first 25, and servers/*.json, one file per
+ * server, written by collect.js) and the requests people would make of an agent. The queries of
+ * queries.json and queries-train.json are the training part (what the ranking was tuned on);
+ * queries-holdout.json was written before any tuning on the grown set and is never used to change it.
+ */
 export function loadEvalSet(dir: string = findEvalDir()): { servers: EvalServer[]; queries: EvalQuery[] } {
   const servers = (JSON.parse(readFileSync(join(dir, 'servers.json'), 'utf8')) as { servers: EvalServer[] }).servers;
-  const queries = (JSON.parse(readFileSync(join(dir, 'queries.json'), 'utf8')) as { queries: EvalQuery[] }).queries;
+  const more = join(dir, 'servers');
+  if (existsSync(more)) {
+    for (const file of readdirSync(more).filter((f) => f.endsWith('.json')).sort()) {
+      servers.push(JSON.parse(readFileSync(join(more, file), 'utf8')) as EvalServer);
+    }
+  }
+  const queries: EvalQuery[] = [];
+  for (const [file, split] of QUERY_FILES) {
+    if (!existsSync(join(dir, file))) continue;
+    for (const q of (JSON.parse(readFileSync(join(dir, file), 'utf8')) as { queries: EvalQuery[] }).queries) queries.push({ ...q, split });
+  }
   return { servers, queries };
 }
+
+const QUERY_FILES: readonly (readonly [file: string, split: 'train' | 'holdout'])[] = [
+  ['queries.json', 'train'],
+  ['queries-train.json', 'train'],
+  ['queries-holdout.json', 'holdout'],
+];
 
 /** An index over the evaluation servers, all of them the platform's. */
 export function buildEvalIndex(servers: readonly EvalServer[] = loadEvalSet().servers): ToolSearchIndex {
