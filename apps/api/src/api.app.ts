@@ -3,9 +3,10 @@ import { Runtime } from '@app/platform';
 import { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { AppModule } from './app.module';
+import { mountConsole } from './console/console.static';
 import { ProblemDto } from './http/problem';
 import { jsonBodyReader } from './http/json-body-reader';
 import { createValidationPipe } from './http/validation.pipe';
@@ -20,13 +21,35 @@ function metricsMiddleware(metrics: Metrics) {
   return (req: Request, res: Response, next: NextFunction) => {
     const start = process.hrtime.bigint();
     res.on('finish', () => {
-      const route = (req.route?.path as string | undefined) ?? (res.statusCode === 404 ? 'unmatched' : req.path);
+      const route =
+        (req.route?.path as string | undefined) ??
+        (res.statusCode === 404 ? 'unmatched' : isConsolePath(req.path) ? 'console' : req.path);
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       metrics.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
       metrics.httpDuration.observe({ method: req.method, route }, seconds);
     });
     next();
   };
+}
+
+/** The OpenAPI document of the application's routes (served at /docs-json; the console's types come from it). */
+export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const doc = new DocumentBuilder()
+    .setTitle('MCP Registry')
+    .setDescription(
+      'The registry of every MCP server a platform can reach: register servers by kind, follow their discovery, ' +
+        'and find and call their tools. Every /api/v1 and /mcp request carries `Authorization: Bearer <key>`: ' +
+        'the admin key or a tenant key. Errors are RFC 9457 problem+json.',
+    )
+    .setVersion('1')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The admin key or a tenant API key' })
+    .build();
+  return SwaggerModule.createDocument(app, doc, { extraModels: [ProblemDto] });
+}
+
+/** The console's own paths: one metrics label for all (asset names change with every build). */
+function isConsolePath(path: string): boolean {
+  return path === '/' || path === '/index.html' || path.startsWith('/assets/');
 }
 
 /** Builds the HTTP application (not yet listening): used by `main.ts` and by the end-to-end tests. */
@@ -47,18 +70,7 @@ export async function createApiApp(runtime: Runtime, extra: (Type | DynamicModul
   app.useGlobalPipes(createValidationPipe());
   if (runtime.config.corsOrigins.length > 0) app.enableCors({ origin: runtime.config.corsOrigins });
 
-  const doc = new DocumentBuilder()
-    .setTitle('MCP Registry')
-    .setDescription(
-      'The registry of every MCP server a platform can reach: register servers by kind, follow their discovery, ' +
-        'and find and call their tools. Every /api/v1 and /mcp request carries `Authorization: Bearer <key>`: ' +
-        'the admin key or a tenant key. Errors are RFC 9457 problem+json.',
-    )
-    .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The admin key or a tenant API key' })
-    .build();
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, doc, { extraModels: [ProblemDto] }), {
-    jsonDocumentUrl: 'docs-json',
-  });
+  mountConsole(app);
+  SwaggerModule.setup('docs', app, () => createOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
   return app;
 }
