@@ -1,0 +1,251 @@
+import { type FormEvent, type ReactNode, useState } from 'react';
+import { ApiError, type CreateServer, type Server, type Transport, type UpdateServer } from '../api';
+import { ErrorNote, formatPairs, parsePairs } from '../ui';
+
+export type FieldErrors = Record<string, string[]>;
+
+/**
+ * The API's field errors (problem+json `errors`), by the form field they belong to: `args.2` is the args field,
+ * `credentials.headers.X-Key` the credential headers field, `env.PATH` the env field.
+ */
+export function fieldErrorsOf(err: unknown): { fields: FieldErrors; rest: string | null } {
+  if (!(err instanceof ApiError)) return { fields: {}, rest: err instanceof Error ? err.message : String(err) };
+  const fields: FieldErrors = {};
+  const loose: string[] = [];
+  for (const { field, message } of err.fieldErrors) {
+    const parts = field.split(/[.[\]]/).filter(Boolean);
+    const name = parts[0] === 'credentials' && parts[1] ? `credentials.${parts[1]}` : (parts[0] ?? '');
+    if (FORM_FIELDS.has(name)) (fields[name] ??= []).push(message);
+    else loose.push(`${field}: ${message}`);
+  }
+  const rest = err.fieldErrors.length === 0 || loose.length ? `${err.message} (${err.status})${loose.length ? ': ' + loose.join('; ') : ''}` : null;
+  return { fields, rest };
+}
+
+const FORM_FIELDS = new Set([
+  'name',
+  'kind',
+  'transport',
+  'tenantId',
+  'url',
+  'command',
+  'args',
+  'env',
+  'headers',
+  'credentials',
+  'credentials.bearerToken',
+  'credentials.headers',
+  'credentials.env',
+  'metadata',
+  'discoveryIntervalSeconds',
+  'enabled',
+]);
+
+export function Field({ id, label, hint, errors, children }: { id: string; label: string; hint?: string; errors?: string[]; children: ReactNode }) {
+  return (
+    <div className={`field${errors?.length ? ' invalid' : ''}`}>
+      <label htmlFor={id}>{label}</label>
+      {children}
+      {hint && (
+        <p className="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {errors?.map((m, i) => (
+        <p key={i} className="field-error" id={i === 0 ? `${id}-error` : undefined} role="alert">
+          {m}
+        </p>
+      ))}
+    </div>
+  );
+}
+
+/** aria attributes tying an input to its hint and errors. */
+export function described(id: string, errors?: string[], hint?: boolean) {
+  const ids = [hint ? `${id}-hint` : '', errors?.length ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return { id, 'aria-invalid': errors?.length ? true : undefined, 'aria-describedby': ids || undefined };
+}
+
+interface Draft {
+  name: string;
+  transport: Transport;
+  tenantId: string;
+  url: string;
+  command: string;
+  args: string;
+  env: string;
+  headers: string;
+  bearerToken: string;
+  secretHeaders: string;
+  credentialEnv: string;
+  metadata: string;
+  interval: string;
+  enabled: boolean;
+}
+
+function draftOf(server?: Server): Draft {
+  return {
+    name: server?.name ?? '',
+    transport: server?.transport ?? 'streamable-http',
+    tenantId: '',
+    url: server?.url ?? '',
+    command: server?.command ?? '',
+    args: (server?.args ?? []).join('\n'),
+    env: formatPairs(server?.env as Record<string, string> | undefined, '='),
+    headers: formatPairs(server?.headers as Record<string, string> | undefined, ':'),
+    bearerToken: '',
+    secretHeaders: '',
+    credentialEnv: '',
+    metadata: formatPairs(server?.metadata as Record<string, string> | undefined, '='),
+    interval: server?.discoveryIntervalSeconds != null ? String(server.discoveryIntervalSeconds) : '',
+    enabled: server?.enabled ?? true,
+  };
+}
+
+/**
+ * One form per kind and transport: stdio (command, args, env) for the admin's BUILT_IN servers; URL, headers and
+ * credentials for remote ones. On edit, credentials are never shown: typing new ones replaces them.
+ */
+export function ServerForm({
+  role,
+  server,
+  submitLabel,
+  onSubmit,
+}: {
+  role: 'admin' | 'tenant';
+  server?: Server;
+  submitLabel: string;
+  onSubmit: (body: CreateServer & UpdateServer) => Promise<void>;
+}) {
+  const [d, setD] = useState<Draft>(() => draftOf(server));
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const editing = Boolean(server);
+  const builtIn = editing ? server!.kind === 'MCP_SERVER_KIND_BUILT_IN' : role === 'admin' && !d.tenantId.trim();
+  const stdio = d.transport === 'stdio';
+  const set = <K extends keyof Draft>(k: K, v: Draft[K]) => setD((x) => ({ ...x, [k]: v }));
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setErrors({});
+    setProblem(null);
+    const body: CreateServer & UpdateServer = { name: d.name.trim(), transport: d.transport, enabled: d.enabled };
+    if (!editing && role === 'admin') {
+      if (d.tenantId.trim()) {
+        body.tenantId = d.tenantId.trim();
+        body.kind = 'MCP_SERVER_KIND_CUSTOM';
+      } else body.kind = 'MCP_SERVER_KIND_BUILT_IN';
+    }
+    if (stdio) {
+      body.command = d.command.trim();
+      body.args = d.args.split('\n').map((a) => a.trim()).filter((a) => a !== '');
+      body.env = parsePairs(d.env, '=');
+      if (editing) body.url = null;
+    } else {
+      body.url = d.url.trim();
+      body.headers = parsePairs(d.headers, ':');
+      if (editing) body.command = null;
+    }
+    body.metadata = parsePairs(d.metadata, '=');
+    if (d.interval.trim()) body.discoveryIntervalSeconds = Number(d.interval);
+    else if (editing) body.discoveryIntervalSeconds = null;
+    const credentials: NonNullable<CreateServer['credentials']> = {};
+    if (d.bearerToken) credentials.bearerToken = d.bearerToken;
+    if (d.secretHeaders.trim()) credentials.headers = parsePairs(d.secretHeaders, ':');
+    if (d.credentialEnv.trim()) credentials.env = d.credentialEnv.trim();
+    if (Object.keys(credentials).length) body.credentials = credentials;
+    try {
+      await onSubmit(body);
+    } catch (err) {
+      const { fields, rest } = fieldErrorsOf(err);
+      setErrors(fields);
+      setProblem(rest);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const e = (k: string) => errors[k];
+  return (
+    <form className="server-form" onSubmit={submit} noValidate aria-label={submitLabel}>
+      <ErrorNote error={problem} />
+      {Object.keys(errors).length > 0 && (
+        <p className="error" role="alert">
+          The registry refused some fields: see the messages beside them.
+        </p>
+      )}
+      <Field id="f-name" label="Name" hint="Unique among the owner's servers" errors={e('name')}>
+        <input {...described('f-name', e('name'), true)} value={d.name} onChange={(x) => set('name', x.target.value)} required />
+      </Field>
+      {!editing && role === 'admin' && (
+        <Field id="f-tenant" label="Tenant id (optional)" hint="Empty: a BUILT_IN server of the platform. A tenant id: a CUSTOM server of that tenant (remote only)." errors={e('tenantId') ?? e('kind')}>
+          <input {...described('f-tenant', e('tenantId') ?? e('kind'), true)} value={d.tenantId} onChange={(x) => set('tenantId', x.target.value)} />
+        </Field>
+      )}
+      <Field id="f-transport" label="Transport" errors={e('transport')}>
+        <select {...described('f-transport', e('transport'))} value={d.transport} onChange={(x) => set('transport', x.target.value as Transport)}>
+          <option value="streamable-http">Streamable HTTP</option>
+          <option value="sse">SSE (legacy)</option>
+          {builtIn && <option value="stdio">stdio (a program on the platform's hosts)</option>}
+        </select>
+      </Field>
+      {stdio ? (
+        <fieldset>
+          <legend>Program</legend>
+          <Field id="f-command" label="Command" hint="The program to run, e.g. node or npx" errors={e('command')}>
+            <input {...described('f-command', e('command'), true)} value={d.command} onChange={(x) => set('command', x.target.value)} spellCheck={false} />
+          </Field>
+          <Field id="f-args" label="Arguments" hint="One per line" errors={e('args')}>
+            <textarea {...described('f-args', e('args'), true)} rows={3} value={d.args} onChange={(x) => set('args', x.target.value)} spellCheck={false} />
+          </Field>
+          <Field id="f-env" label="Environment" hint="NAME=value, one per line (not secret: use a credential reference for secrets)" errors={e('env')}>
+            <textarea {...described('f-env', e('env'), true)} rows={3} value={d.env} onChange={(x) => set('env', x.target.value)} spellCheck={false} />
+          </Field>
+        </fieldset>
+      ) : (
+        <fieldset>
+          <legend>Endpoint</legend>
+          <Field id="f-url" label="URL" hint="https://… (the server's MCP endpoint)" errors={e('url')}>
+            <input {...described('f-url', e('url'), true)} type="url" value={d.url} onChange={(x) => set('url', x.target.value)} spellCheck={false} />
+          </Field>
+          <Field id="f-headers" label="Headers (not secret)" hint="Name: value, one per line" errors={e('headers')}>
+            <textarea {...described('f-headers', e('headers'), true)} rows={2} value={d.headers} onChange={(x) => set('headers', x.target.value)} spellCheck={false} />
+          </Field>
+        </fieldset>
+      )}
+      <fieldset>
+        <legend>Credentials {editing ? (server!.hasCredentials ? '(set: type new ones to replace them)' : '(none set)') : '(optional, write-only)'}</legend>
+        {!stdio && (
+          <>
+            <Field id="f-bearer" label="Bearer token" hint="Sent as Authorization: Bearer …; stored encrypted, never shown again" errors={e('credentials.bearerToken') ?? e('credentials')}>
+              <input {...described('f-bearer', e('credentials.bearerToken') ?? e('credentials'), true)} type="password" autoComplete="off" value={d.bearerToken} onChange={(x) => set('bearerToken', x.target.value)} />
+            </Field>
+            <Field id="f-secret-headers" label="Secret headers" hint="Name: value, one per line; stored encrypted" errors={e('credentials.headers')}>
+              <textarea {...described('f-secret-headers', e('credentials.headers'), true)} rows={2} value={d.secretHeaders} onChange={(x) => set('secretHeaders', x.target.value)} spellCheck={false} autoComplete="off" />
+            </Field>
+          </>
+        )}
+        {builtIn && (
+          <Field id="f-cred-env" label="Token from the platform's environment" hint="A variable name, read only when connecting (BUILT_IN only)" errors={e('credentials.env')}>
+            <input {...described('f-cred-env', e('credentials.env'), true)} value={d.credentialEnv} onChange={(x) => set('credentialEnv', x.target.value)} spellCheck={false} />
+          </Field>
+        )}
+      </fieldset>
+      <Field id="f-metadata" label="Labels" hint="key=value, one per line" errors={e('metadata')}>
+        <textarea {...described('f-metadata', e('metadata'), true)} rows={2} value={d.metadata} onChange={(x) => set('metadata', x.target.value)} spellCheck={false} />
+      </Field>
+      <Field id="f-interval" label="Re-discovery every (seconds)" hint="Empty: the platform's default" errors={e('discoveryIntervalSeconds')}>
+        <input {...described('f-interval', e('discoveryIntervalSeconds'), true)} inputMode="numeric" value={d.interval} onChange={(x) => set('interval', x.target.value)} />
+      </Field>
+      <div className="field checkbox">
+        <input id="f-enabled" type="checkbox" checked={d.enabled} onChange={(x) => set('enabled', x.target.checked)} />
+        <label htmlFor="f-enabled">Enabled (discovered and callable)</label>
+      </div>
+      <button type="submit" disabled={busy}>
+        {busy ? 'Saving…' : submitLabel}
+      </button>
+    </form>
+  );
+}

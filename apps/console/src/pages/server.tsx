@@ -1,0 +1,309 @@
+import { useCallback, useState } from 'react';
+import { api, type DiscoveryRun, errorText, ok, type Server, shortName, type Tool } from '../api';
+import type { Role } from '../app';
+import { href, navigate } from '../router';
+import { SchemaView } from '../schema';
+import { ConfirmButton, ErrorNote, Notice, StatusBadge, usePoll, When } from '../ui';
+import { ServerForm } from './server-form';
+
+const READ_ONLY_KINDS = new Set(['MCP_SERVER_KIND_INTERNAL', 'MCP_SERVER_KIND_EXTERNAL']);
+
+export function ServerPage({ serverId, role }: { serverId: string; role: Role }) {
+  const [server, setServer] = useState<Server | null>(null);
+  const [tools, setTools] = useState<Tool[] | null>(null);
+  const [runs, setRuns] = useState<DiscoveryRun[] | null>(null);
+  const [runsError, setRunsError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [seen, setSeen] = useState<string>('');
+
+  const loadDetails = useCallback(async () => {
+    const [t, r] = await Promise.allSettled([
+      ok(api.GET('/api/v1/servers/{id}/tools', { params: { path: { id: serverId } } })),
+      ok(api.GET('/api/v1/servers/{id}/discoveries', { params: { path: { id: serverId }, query: { pageSize: 20 } } })),
+    ]);
+    if (t.status === 'fulfilled') setTools(t.value.tools);
+    if (r.status === 'fulfilled') {
+      setRuns(r.value.runs);
+      setRunsError(null);
+    } else setRunsError(errorText(r.reason));
+  }, [serverId]);
+
+  // The server is read every 2 s; its tools and history again only when its status or last discovery changed.
+  usePoll(
+    async () => {
+      try {
+        const s = await ok(api.GET('/api/v1/servers/{id}', { params: { path: { id: serverId } } }));
+        setServer(s);
+        setError(null);
+        const stamp = `${s.status}|${s.lastDiscoveredAt ?? ''}|${s.toolCount ?? ''}|${s.updatedAt}`;
+        if (stamp !== seen) {
+          setSeen(stamp);
+          await loadDetails();
+        }
+      } catch (err) {
+        setError(errorText(err));
+      }
+    },
+    2000,
+    [serverId, seen],
+  );
+
+  if (!server) {
+    return (
+      <section>
+        <h1>Server</h1>
+        {error ? <ErrorNote error={error} /> : <p aria-busy="true">Loading…</p>}
+      </section>
+    );
+  }
+
+  const writable = !READ_ONLY_KINDS.has(server.kind) && (role === 'admin' || server.tenantId !== null);
+  async function act(what: string, run: () => Promise<unknown>) {
+    setMessage(null);
+    setError(null);
+    try {
+      await run();
+      setMessage(what);
+      setSeen('');
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+
+  const id = { params: { path: { id: serverId } } };
+  return (
+    <article aria-labelledby="server-title">
+      <p className="crumbs">
+        <a href={href('servers')}>Servers</a> /
+      </p>
+      <div className="title-row">
+        <h1 id="server-title">{server.name}</h1>
+        <StatusBadge status={server.status} />
+      </div>
+      <div aria-live="polite" className="status-line">
+        {server.status === 'MCP_SERVER_CONNECTION_STATUS_DISCOVERING' && <span>Discovery in progress…</span>}
+        {server.statusReason && (
+          <p className={server.status === 'MCP_SERVER_CONNECTION_STATUS_ERROR' ? 'error reason' : 'muted'}>
+            <strong>Reason:</strong> {server.statusReason}
+          </p>
+        )}
+      </div>
+      <ErrorNote error={error} />
+      {message && <Notice>{message}</Notice>}
+      {writable && (
+        <div className="actions" role="group" aria-label="Actions">
+          <button type="button" onClick={() => act('Discovery queued.', () => ok(api.POST('/api/v1/servers/{id}/discover', id)))}>
+            Discover now
+          </button>
+          <button
+            type="button"
+            onClick={() => act(server.enabled ? 'Disabled.' : 'Enabled.', () => ok(api.PATCH('/api/v1/servers/{id}', { ...id, body: { enabled: !server.enabled } })))}
+          >
+            {server.enabled ? 'Disable' : 'Enable'}
+          </button>
+          <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+            {editing ? 'Close the editor' : 'Edit'}
+          </button>
+          {server.hasCredentials && (
+            <ConfirmButton
+              label="Remove credentials"
+              confirm="Remove the stored credentials?"
+              onConfirm={() => act('Credentials removed.', () => ok(api.PATCH('/api/v1/servers/{id}', { ...id, body: { credentials: null } })))}
+            />
+          )}
+          <ConfirmButton
+            label="Delete"
+            danger
+            confirm={`Delete ${server.name} and its tools?`}
+            onConfirm={() =>
+              act('Deleted.', async () => {
+                await ok(api.DELETE('/api/v1/servers/{id}', id));
+                navigate(href('servers'));
+              })
+            }
+          />
+        </div>
+      )}
+      {editing && (
+        <section aria-labelledby="edit-title" className="panel">
+          <h2 id="edit-title">Edit</h2>
+          <ServerForm
+            role={role}
+            server={server}
+            submitLabel="Save"
+            onSubmit={async (body) => {
+              const { kind: _kind, tenantId: _tenant, ...update } = body;
+              const saved = await ok(api.PATCH('/api/v1/servers/{id}', { ...id, body: update }));
+              setServer(saved);
+              setEditing(false);
+              setMessage('Saved. A discovery runs with the new settings.');
+              setSeen('');
+            }}
+          />
+        </section>
+      )}
+      <Identity server={server} />
+      <section aria-labelledby="tools-title">
+        <h2 id="tools-title">Tools ({tools?.length ?? server.toolCount ?? 0})</h2>
+        {tools === null ? <p className="muted">Loading…</p> : tools.length === 0 ? <p className="muted">No tools discovered.</p> : null}
+        <ul className="tools">
+          {tools?.map((t) => <ToolCard key={t.name} serverId={server.id} tool={t} />)}
+        </ul>
+      </section>
+      <section aria-labelledby="history-title">
+        <h2 id="history-title">Discovery history</h2>
+        <ErrorNote error={runsError} />
+        {runs && runs.length === 0 && <p className="muted">No discovery has run yet.</p>}
+        {runs && runs.length > 0 && <History runs={runs} />}
+      </section>
+    </article>
+  );
+}
+
+function Identity({ server }: { server: Server }) {
+  const labels = Object.entries((server.metadata ?? {}) as Record<string, string>);
+  return (
+    <section aria-labelledby="identity-title" className="panel">
+      <h2 id="identity-title">Identity</h2>
+      <dl className="facts">
+        <dt>Kind</dt>
+        <dd>{shortName(server.kind)}</dd>
+        <dt>Owner</dt>
+        <dd>{server.tenantId ? `tenant ${server.tenantId}` : 'the platform'}</dd>
+        <dt>Name it gives itself</dt>
+        <dd>{server.serverName ?? '—'}</dd>
+        <dt>Title</dt>
+        <dd>{server.serverTitle ?? '—'}</dd>
+        <dt>Version</dt>
+        <dd>{server.version ?? '—'}</dd>
+        <dt>Protocol revision</dt>
+        <dd>{server.protocolVersion ?? '—'}</dd>
+        <dt>Transport</dt>
+        <dd>{server.transport}</dd>
+        {server.url && (
+          <>
+            <dt>URL</dt>
+            <dd className="mono break">{server.url}</dd>
+          </>
+        )}
+        {server.command && (
+          <>
+            <dt>Command</dt>
+            <dd className="mono break">{[server.command, ...(server.args ?? [])].join(' ')}</dd>
+          </>
+        )}
+        <dt>Credentials</dt>
+        <dd>{server.hasCredentials ? 'set (write-only: never shown)' : 'none'}</dd>
+        <dt>Enabled</dt>
+        <dd>{server.enabled ? 'yes' : 'no'}</dd>
+        <dt>Last discovery</dt>
+        <dd>
+          <When at={server.lastDiscoveredAt} />
+        </dd>
+        <dt>Next discovery</dt>
+        <dd>
+          <When at={server.nextDiscoveryAt} />
+        </dd>
+        <dt>Capabilities</dt>
+        <dd>{server.capabilities?.length ? server.capabilities.map((c) => <span key={c} className="chip">{c}</span>) : '—'}</dd>
+        <dt>Labels</dt>
+        <dd>{labels.length ? labels.map(([k, v]) => <span key={k} className="chip">{`${k}=${v}`}</span>) : '—'}</dd>
+      </dl>
+      {server.instructions && (
+        <>
+          <h3>Instructions</h3>
+          <pre className="prewrap text">{server.instructions}</pre>
+        </>
+      )}
+    </section>
+  );
+}
+
+function ToolCard({ serverId, tool }: { serverId: string; tool: Tool }) {
+  const annotations = Object.entries((tool.annotations ?? {}) as Record<string, unknown>);
+  return (
+    <li className="tool" data-tool={tool.name}>
+      <details>
+        <summary>
+          <span className="mono">{tool.name}</span>
+          {tool.title && <span className="muted"> — {tool.title}</span>}
+        </summary>
+        {tool.description && <p className="prewrap description">{tool.description}</p>}
+        {annotations.length > 0 && (
+          <p>
+            {annotations.map(([k, v]) => (
+              <span key={k} className="chip">{`${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`}</span>
+            ))}
+          </p>
+        )}
+        <h4>Input</h4>
+        <SchemaView schema={tool.inputSchema} label={`${tool.name} input schema`} />
+        {tool.outputSchema && (
+          <>
+            <h4>Output</h4>
+            <SchemaView schema={tool.outputSchema} label={`${tool.name} output schema`} />
+          </>
+        )}
+        <a className="button" href={href('servers', serverId, 'tools', tool.name)}>
+          Try {tool.name}
+        </a>
+      </details>
+    </li>
+  );
+}
+
+function History({ runs }: { runs: DiscoveryRun[] }) {
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption className="sr-only">Discovery runs, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Started</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Trigger</th>
+            <th scope="col" className="num">Tools</th>
+            <th scope="col">Changes</th>
+            <th scope="col" className="num">Took</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((r) => (
+            <tr key={r.id}>
+              <td>
+                <When at={r.startedAt} />
+              </td>
+              <td>
+                <span className={`badge outcome-${r.outcome.toLowerCase()}`}>{r.outcome}</span>
+                {r.error && <div className="error small">{r.error}</div>}
+              </td>
+              <td>{r.trigger}</td>
+              <td className="num">{r.toolCount ?? ''}</td>
+              <td className="changes">
+                <Changes sign="+" label="added" names={r.added} />
+                <Changes sign="−" label="removed" names={r.removed} />
+                <Changes sign="~" label="changed" names={r.changed} />
+                {r.dropped?.map((d) => (
+                  <div key={d.index} className="error small">{`left out #${d.index}${d.name ? ` ${d.name}` : ''}: ${d.reason}`}</div>
+                ))}
+                {!r.added?.length && !r.removed?.length && !r.changed?.length && !r.dropped?.length && <span className="muted">no change</span>}
+              </td>
+              <td className="num">{r.durationMs != null ? `${r.durationMs} ms` : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Changes({ sign, label, names }: { sign: string; label: string; names?: string[] }) {
+  if (!names?.length) return null;
+  return (
+    <div className={`change-${label}`}>
+      <span aria-label={label}>{sign}</span> {names.join(', ')}
+    </div>
+  );
+}
