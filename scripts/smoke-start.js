@@ -162,6 +162,13 @@ async function main() {
     if (!first.stderr.includes(keyFile)) fail('the start banner does not say where the admin key is');
     const adminKey = readFileSync(keyFile, 'utf8').trim();
 
+    // The console answers at / from the built process (what `npm ci` built), with its CSP.
+    const consolePage = await fetch(`${baseUrl}/`);
+    const consoleHtml = await consolePage.text();
+    if (consolePage.status !== 200 || !consoleHtml.includes('<div id="root">')) fail(`GET / answered ${consolePage.status}, not the console`);
+    if (!(consolePage.headers.get('content-security-policy') ?? '').includes("script-src 'self'")) fail('GET / has no strict Content-Security-Policy');
+    note('the console answers at /');
+
     // 2. Something written through the API, when the tenants API exists.
     let tenantName;
     const tenant = await request('POST', `${baseUrl}/api/v1/tenants`, adminKey, { name: `smoke-${port}` });

@@ -1,0 +1,377 @@
+/// <reference lib="dom" />
+// The page.evaluate callbacks run in the browser: they need the DOM types.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import type { BrowserContext, Page } from 'playwright-core';
+import { RawServer, startRawServer } from '../fixtures/raw-mcp-server';
+import { EVERYTHING_ENTRY } from '../fixtures/reference-servers';
+import { startTestApp, TestApp } from '../support/app';
+import { makeTenant, registerServer, settled } from '../support/servers';
+import { CHROMIUM, ensureConsoleBuilt, hasChromium, launchBrowser, signIn } from './browser';
+
+const SHOTS = process.env.CONSOLE_SCREENSHOTS; // a folder: screenshots of each screen are written there
+const ROOT = join(__dirname, '..', '..');
+
+/** What a hostile server puts in every string it controls: markup that would run script if it were parsed. */
+const XSS_IMG = '<img src=x onerror="window.__pwned=(window.__pwned||0)+1">';
+const XSS_URL = 'javascript:window.__pwned=(window.__pwned||0)+1';
+
+const describeBrowser = hasChromium() ? describe : describe.skip;
+const title = hasChromium()
+  ? 'console in Chromium'
+  : `console in Chromium: skipped, no Chromium at ${CHROMIUM} (install it: apt-get install chromium; .ci/run does)`;
+
+describeBrowser(title, () => {
+  let t: TestApp;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let context: BrowserContext;
+  let hostile: RawServer;
+  let tenantServer: RawServer;
+  const shot = async (page: Page, name: string, fullPage = true) => {
+    if (!SHOTS) return;
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
+  };
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    [t, browser] = await Promise.all([startTestApp({ env: { MCP_OUTBOUND_ALLOW: '127.0.0.1' } }), launchBrowser()]);
+    context = browser.context;
+    // Any dialog (alert, confirm) is a failure: the console asks nothing through the browser's dialogs, and
+    // a hostile string that ran script would most likely open one.
+    context.on('page', (p) => p.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); }));
+  });
+  const dialogs: string[] = [];
+  afterAll(async () => {
+    await browser?.close();
+    await hostile?.close();
+    await tenantServer?.close();
+    await t?.close();
+  });
+
+  it('serves the console at / with a strict CSP, hashed assets cached for a year and index.html revalidated', async () => {
+    const index = await fetch(t.baseUrl + '/');
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const csp = index.headers.get('content-security-policy') ?? '';
+    for (const directive of ["default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"]) {
+      expect(csp).toContain(directive);
+    }
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
+    const html = await index.text();
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]).filter((u) => u.startsWith('/assets/'));
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\//); // nothing from another host
+    expect(html).not.toMatch(/<script>(?!<\/script>)|<style>/); // no inline script or style
+    for (const asset of assets) {
+      const res = await fetch(t.baseUrl + asset);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    }
+    const missing = await fetch(t.baseUrl + '/assets/nothing-here-00000000.js');
+    expect(missing.status).toBe(404);
+    // The API's own paths are untouched.
+    expect((await t.request('GET', '/api/v1/servers')).status).toBe(200);
+    expect((await t.request('GET', '/api/v1/servers', { key: null })).status).toBe(401);
+    expect((await fetch(t.baseUrl + '/health/live')).status).toBe(200);
+    expect((await fetch(t.baseUrl + '/metrics')).status).toBe(200);
+    expect((await fetch(t.baseUrl + '/docs')).status).toBe(200);
+    expect((await fetch(t.baseUrl + '/docs-json')).status).toBe(200);
+  });
+
+  it('types the console from the same OpenAPI document the API serves at /docs-json', async () => {
+    const served = (await (await fetch(t.baseUrl + '/docs-json')).json()) as Record<string, unknown>;
+    // The document the console's types were generated from at build time (apps/console/build.mjs).
+    const built = JSON.parse(readFileSync(join(ROOT, 'apps', 'console', 'src', 'generated', 'openapi.json'), 'utf8')) as Record<string, unknown>;
+    expect(built).toEqual(served);
+  });
+
+  it('refuses a wrong key with a clear message and keeps nothing', async () => {
+    const page = await context.newPage();
+    await page.goto(t.baseUrl + '/');
+    await shot(page, 'sign-in', false);
+    await page.getByLabel('API key').fill('mcpr_not_a_real_key_000000000000');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expectText(page.getByRole('alert'), /not accepted/);
+    expect(await page.evaluate(() => Object.keys(sessionStorage))).toEqual([]);
+    await page.close();
+  });
+
+  it('signs the admin in, registers server-everything over stdio through the form, and shows CONNECTED without a reload', async () => {
+    const page = await signIn(context, t.baseUrl, t.adminKey);
+    expect(await page.evaluate(() => Object.keys(sessionStorage))).toContain('mcpr.console.apiKey');
+    expect(await page.evaluate(() => Object.keys(localStorage))).toEqual([]);
+    await page.getByRole('link', { name: 'Register', exact: true }).click();
+    await page.getByLabel('Name', { exact: true }).fill('everything');
+    await page.getByLabel('Transport').selectOption('stdio');
+    await page.getByLabel('Command').fill(process.execPath);
+    await page.getByLabel('Arguments').fill(`${EVERYTHING_ENTRY}\nstdio`);
+    await page.getByLabel('Labels').fill('team=platform\ntier=demo');
+    await shot(page, 'register');
+    await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+    await page.getByRole('button', { name: 'Register' }).click();
+    await page.getByRole('heading', { name: 'everything', level: 1 }).waitFor();
+    await expectText(page.locator('.title-row .badge'), /CONNECTED/, 30_000);
+    // No reload happened: the marker set on the document before registering is still there.
+    expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+    await expectText(page.locator('#tools-title'), /Tools \(\d+\)/);
+    await page.locator('li[data-tool="get-sum"] > details > summary').click();
+    await page.getByRole('heading', { name: 'Discovery history' }).waitFor();
+    await expectText(page.locator('.changes').first(), /get-sum/);
+    await shot(page, 'server');
+    // The list shows it with its status, kind, transport and tool count.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Servers' }).click();
+    const row = page.locator('table.servers tbody tr', { hasText: 'everything' });
+    await expectText(row, /CONNECTED.*BUILT_IN.*stdio/s);
+    await page.close();
+  });
+
+  it('calls a tool through a form generated from its input schema and shows the result as the model sees it', async () => {
+    const page = await signIn(context, t.baseUrl, t.adminKey);
+    await page.getByRole('link', { name: 'everything' }).click();
+    await page.locator('li[data-tool="get-sum"] > details > summary').click();
+    await page.getByRole('link', { name: 'Try get-sum' }).click();
+    await page.getByLabel(/^a/).fill('2');
+    await page.getByLabel(/^b/).fill('40');
+    await page.getByRole('button', { name: 'Call the tool' }).click();
+    const result = page.getByTestId('tool-result');
+    await expectText(result, /The sum of 2 and 40 is 42/);
+    await expectText(result, /\d+ ms/);
+    await expectText(result, /ok/);
+    await shot(page, 'try-tool');
+    // An image result is shown from its data, as an image.
+    await page.goto(`${t.baseUrl}/#/servers/${await serverIdByName(t, 'everything')}/tools/get-tiny-image`);
+    await page.getByRole('button', { name: 'Call the tool' }).click();
+    const img = page.getByTestId('tool-result').locator('img');
+    await img.waitFor();
+    expect(await img.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    expect(await img.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBeGreaterThan(0);
+    await page.close();
+  });
+
+  it('finds tools from a task in plain words, with scores and servers, one click from trying one', async () => {
+    const page = await signIn(context, t.baseUrl, t.adminKey);
+    await page.getByRole('link', { name: 'Search tools' }).click();
+    await page.getByLabel('Task').fill('add two numbers together');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const first = page.locator('.result-item').first();
+    await expectText(first, /get-sum/);
+    await expectText(first, /\d\.\d{3}/);
+    await shot(page, 'search');
+    await first.getByRole('link', { name: /^Try / }).click();
+    await page.getByRole('button', { name: 'Call the tool' }).waitFor();
+    await page.close();
+  });
+
+  it("shows a tenant only its own servers and the platform's", async () => {
+    tenantServer = await startRawServer({ name: 'tenant-fixture', onToolsList: () => ({ result: { tools: [] } }) });
+    const a = await makeTenant(t, 'console-tenant-a');
+    const b = await makeTenant(t, 'console-tenant-b');
+    await registerServer(t, { name: 'server-of-a', transport: 'streamable-http', url: tenantServer.url }, a.key);
+    await registerServer(t, { name: 'server-of-b', transport: 'streamable-http', url: tenantServer.url }, b.key);
+    const page = await signIn(context, t.baseUrl, a.key);
+    const names = page.locator('table.servers tbody th a');
+    await expectText(page.locator('table.servers tbody'), /server-of-a/);
+    const shown = await names.allTextContents();
+    expect(shown).toContain('server-of-a');
+    expect(shown).toContain('everything');
+    expect(shown).not.toContain('server-of-b');
+    // No admin screens in the tenant's navigation.
+    expect(await page.getByRole('link', { name: 'Tenants' }).count()).toBe(0);
+    // Signing out forgets the key.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate(() => Object.keys(sessionStorage))).toEqual([]);
+    await page.close();
+  });
+
+  it("renders a hostile server's strings as inert text: no markup parsed, no script run, no javascript: link", async () => {
+    const description = `Reads a file. ${XSS_IMG} See [docs](${XSS_URL}) or ${XSS_URL}`;
+    hostile = await startRawServer({
+      name: `evil ${XSS_IMG}`,
+      onInitialize: (req) => ({
+        result: {
+          protocolVersion: (req.params?.protocolVersion as string) ?? '2025-06-18',
+          capabilities: { tools: {} },
+          serverInfo: { name: `evil ${XSS_IMG}`, title: `<script>window.__pwned=1</script>`, version: '6.6.6' },
+          instructions: `Use me. ${XSS_IMG} <a href="${XSS_URL}">click</a>`,
+        },
+      }),
+      onToolsList: () => ({
+        result: {
+          tools: [
+            {
+              name: 'read_file',
+              title: `<b onmouseover="window.__pwned=1">Read</b>`,
+              description,
+              inputSchema: {
+                type: 'object',
+                properties: { path: { type: 'string', description: `${XSS_IMG} the path`, title: `<svg onload="window.__pwned=1">` } },
+                required: ['path'],
+              },
+              annotations: { title: XSS_IMG },
+            },
+          ],
+        },
+      }),
+    });
+    const server = await registerServer(t, { name: 'hostile', kind: 'BUILT_IN', transport: 'streamable-http', url: hostile.url });
+    await settled(t, server.id);
+    const page = await signIn(context, t.baseUrl, t.adminKey);
+    await page.goto(`${t.baseUrl}/#/servers/${server.id}`);
+    await page.getByRole('heading', { name: 'hostile', level: 1 }).waitFor();
+    await page.locator('li[data-tool="read_file"] > details > summary').click();
+    // The markup is on the screen as text, exactly as sent.
+    await expectText(page.locator('li[data-tool="read_file"] .description'), description);
+    await expectText(page.locator('pre.text'), XSS_IMG);
+    await page.locator('li[data-tool="read_file"] > details > summary').hover();
+    await page.goto(`${t.baseUrl}/#/servers/${server.id}/tools/read_file`);
+    await page.getByRole('button', { name: 'Call the tool' }).waitFor();
+    await shot(page, 'hostile-try');
+    await page.goto(`${t.baseUrl}/#/servers/${server.id}`);
+    await page.locator('li[data-tool="read_file"] > details > summary').click();
+    await shot(page, 'hostile');
+    const report = await page.evaluate(() => ({
+      pwned: (window as unknown as { __pwned?: number }).__pwned,
+      images: [...document.querySelectorAll('img')].map((i) => i.getAttribute('src')),
+      scripts: [...document.querySelectorAll('script')].filter((s) => !s.src).length,
+      handlers: [...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length,
+      links: [...document.querySelectorAll('a')].map((a) => a.getAttribute('href') ?? ''),
+    }));
+    expect(report.pwned).toBeUndefined();
+    expect(report.images).toEqual([]);
+    expect(report.scripts).toBe(0);
+    expect(report.handlers).toBe(0);
+    // Only the console's own pages are linked (fragments); nothing a server sent became a link.
+    expect(report.links.filter((h) => !h.startsWith('#'))).toEqual([]);
+    expect(dialogs).toEqual([]);
+    await page.close();
+  });
+
+  it('lets the admin make a tenant key (shown once, with a copy button), revoke it, and read the audit log', async () => {
+    const page = await signIn(context, t.baseUrl, t.adminKey);
+    await page.getByRole('link', { name: 'Tenants' }).click();
+    await page.getByLabel("New tenant's name").fill('acme');
+    await page.getByRole('button', { name: 'Create tenant' }).click();
+    await page.getByRole('link', { name: 'acme', exact: true }).click();
+    await page.getByLabel("New key's name").fill('agent-prod');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = await page.locator('#new-key').inputValue();
+    expect(key).toMatch(/^mcpr_/);
+    await page.getByRole('button', { name: 'Copy' }).waitFor();
+    await shot(page, 'tenant-keys');
+    // The new key works, until it is revoked.
+    expect((await t.request('GET', '/api/v1/servers', { key })).status).toBe(200);
+    await page.getByRole('button', { name: 'I have kept it: hide it' }).click();
+    expect(await page.locator('#new-key').count()).toBe(0);
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('button', { name: 'Yes, revoke' }).click();
+    await expectText(page.locator('table tbody'), /revoked/);
+    expect((await t.request('GET', '/api/v1/servers', { key })).status).toBe(401);
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByLabel('Action').fill('api_key.revoke');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expectText(page.locator('table tbody'), /revoke/);
+    await page.getByLabel('Action').fill('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expectText(page.locator('table tbody'), /server\.create/);
+    await shot(page, 'audit');
+    await page.close();
+  });
+
+  it('shows the API field errors of a refused registration beside their fields', async () => {
+    const page = await signIn(context, t.baseUrl, t.adminKey);
+    await page.getByRole('link', { name: 'Register', exact: true }).click();
+    await page.getByLabel('Name', { exact: true }).fill('bad');
+    await page.getByLabel('URL').fill('not a url');
+    await page.getByRole('button', { name: 'Register' }).click();
+    const urlField = page.locator('.field', { has: page.getByLabel('URL') });
+    await expectText(urlField.locator('.field-error'), /url/i);
+    expect(await page.getByLabel('URL').getAttribute('aria-invalid')).toBe('true');
+    await page.close();
+  });
+
+  it('pages through 10,000 servers in the browser and reports the time to the first row and to the next page', async () => {
+    const started = Date.now();
+    const seeded = await seedServers(t, 10_000);
+    const seedMs = Date.now() - started;
+    const page = await context.newPage();
+    await page.goto(t.baseUrl + '/');
+    await page.evaluate(([key]) => {
+      sessionStorage.setItem('mcpr.console.apiKey', key);
+      sessionStorage.setItem('mcpr.console.role', 'admin');
+    }, [t.adminKey]);
+    const t0 = Date.now();
+    await page.reload();
+    const firstRow = page.locator('table.servers tbody tr').first();
+    await firstRow.waitFor();
+    const firstRowMs = Date.now() - t0;
+    const firstId = await firstRow.getAttribute('data-server-id');
+    const rows = await page.locator('table.servers tbody tr').count();
+    const t1 = Date.now();
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.waitForFunction((id) => document.querySelector('table.servers tbody tr')?.getAttribute('data-server-id') !== id, firstId);
+    const nextPageMs = Date.now() - t1;
+    const t2 = Date.now();
+    await page.getByLabel('Name contains').fill('-09999');
+    await page.waitForFunction(() => [...document.querySelectorAll('table.servers tbody th a')].every((a) => a.textContent?.includes('-09999')) && document.querySelectorAll('table.servers tbody tr').length > 0);
+    const filterMs = Date.now() - t2;
+    await page.getByLabel('Name contains').fill('');
+    await page.waitForFunction(() => document.querySelectorAll('table.servers tbody tr').length === 50);
+    await shot(page, 'servers');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot(page, 'servers-phone', false);
+    const report = { servers: seeded, seedMs, rowsOnPage: rows, firstRowMs, nextPageMs, filterMs };
+    process.stdout.write(`console: 10,000 servers in the browser: ${JSON.stringify(report)}\n`);
+    expect(rows).toBe(50);
+    await page.close();
+  });
+});
+
+/**
+ * 10,000 platform servers written straight into the test's database (one INSERT ... SELECT): every tenth in
+ * ERROR with a reason, the rest CONNECTED, as discovery would have left them.
+ */
+async function seedServers(t: TestApp, n: number): Promise<number> {
+  const c = new Client({ connectionString: t.runtime.databaseUrl });
+  await c.connect();
+  try {
+    const r = await c.query(
+      `INSERT INTO servers (id, tenant_id, owner_scope, name, kind, transport, url, status, status_reason, server_name, server_version,
+                            protocol_version, capabilities, tool_count, last_discovered_at, next_discovery_at, discovery_interval_seconds)
+       SELECT gen_random_uuid(), NULL, 'platform', 'seeded-' || lpad(g::text, 5, '0'), 'BUILT_IN', 'STREAMABLE_HTTP',
+              'http://127.0.0.1:9/s/' || g || '/mcp',
+              (CASE WHEN g % 10 = 0 THEN 'ERROR' ELSE 'CONNECTED' END)::"ServerStatus",
+              CASE WHEN g % 10 = 0 THEN 'connection refused (ECONNREFUSED 127.0.0.1:9)' END,
+              'seeded-' || g, '1.0.0', '2025-06-18', '{"tools":{"listChanged":false}}'::jsonb, g % 17,
+              now() - (g * interval '1 second'), now() + interval '30 days', 2592000
+       FROM generate_series(1, $1::int) AS g`,
+      [n],
+    );
+    return r.rowCount ?? 0;
+  } finally {
+    await c.end();
+  }
+}
+
+async function serverIdByName(t: TestApp, name: string): Promise<string> {
+  const res = await t.request('GET', `/api/v1/servers?q=${encodeURIComponent(name)}`);
+  const found = (res.body.servers as { id: string; name: string }[]).find((s) => s.name === name);
+  if (!found) throw new Error(`no server ${name}`);
+  return found.id;
+}
+
+/** Waits for a locator's text to match (Playwright's own waiting, without its test runner's expect). */
+async function expectText(locator: import('playwright-core').Locator, want: RegExp | string, timeout = 10_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  let last = '';
+  for (;;) {
+    last = (await locator.first().textContent({ timeout }).catch(() => '')) ?? '';
+    if (typeof want === 'string' ? last.includes(want) : want.test(last)) return;
+    if (Date.now() > deadline) throw new Error(`expected text ${String(want)}, last saw: ${JSON.stringify(last.slice(0, 400))}`);
+    await locator.page().waitForTimeout(100);
+  }
+}
