@@ -28,7 +28,7 @@ describe('tool calls routed by kind', () => {
     const file = join(tmpdir(), `external-${process.pid}-${Date.now()}.json`);
     writeFileSync(file, JSON.stringify([{ name: 'legacy-tools', transport: 'streamable-http', url: fixture.url, credentials: { bearerToken: externalToken } }]));
     // BUILT_IN credentials given as {env: VAR} are read from the environment of the process that connects.
-    process.env.LLM_ROUTING_PLATFORM_TOKEN = platformToken;
+    process.env.MCP_SECRET_LLM_ROUTING_TOKEN = platformToken;
     t = await startTestApp({
       env: {
         EXTERNAL_SERVERS_FILE: file,
@@ -43,7 +43,7 @@ describe('tool calls routed by kind', () => {
     await t?.close();
     await fixture?.close();
     await pd?.close();
-    delete process.env.LLM_ROUTING_PLATFORM_TOKEN;
+    delete process.env.MCP_SECRET_LLM_ROUTING_TOKEN;
   });
 
   const call = (key: string, body: Record<string, unknown>) => t.request('POST', '/api/v1/llm/mcp-call-tool', { key, body });
@@ -54,7 +54,7 @@ describe('tool calls routed by kind', () => {
       kind: 'MCP_SERVER_KIND_BUILT_IN',
       transport: 'streamable-http',
       url: fixture.url,
-      credentials: { env: 'LLM_ROUTING_PLATFORM_TOKEN' },
+      credentials: { env: 'MCP_SECRET_LLM_ROUTING_TOKEN' },
     });
     expect(server.status).toBe('MCP_SERVER_CONNECTION_STATUS_CONNECTED');
     for (const key of [a.key, b.key]) {

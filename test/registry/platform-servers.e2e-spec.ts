@@ -26,7 +26,7 @@ describe('platform servers registered at start: EXTERNAL from the file, INTERNAL
     file = join(dir, 'external.json');
     write([
       { name: 'legacy-http', transport: 'streamable-http', url: 'https://legacy.example.com/mcp', credentials: { bearerToken: legacyToken }, metadata: { owner: 'ops' } },
-      { name: 'legacy-stdio', transport: 'stdio', command: 'node', args: ['legacy.js'], credentials: { env: 'LEGACY_TOKEN' } },
+      { name: 'legacy-stdio', transport: 'stdio', command: 'node', args: ['legacy.js'], credentials: { env: 'MCP_SECRET_LEGACY_TOKEN' } },
       { name: 'legacy-off', transport: 'sse', url: 'https://off.example.com/sse', enabled: false },
     ]);
     t = await startTestApp({ worker: false, env: { EXTERNAL_SERVERS_FILE: file } });

@@ -188,12 +188,12 @@ describe('servers', () => {
   describe('BUILT_IN (admin) registration', () => {
     it('lets the admin register a BUILT_IN server with an environment reference, seen by every tenant', async () => {
       const res = await t.request('POST', '/api/v1/servers', {
-        body: { name: 'vendor', transport: 'streamable-http', url: 'http://10.0.0.5/mcp', credentials: { env: 'VENDOR_TOKEN' } },
+        body: { name: 'vendor', transport: 'streamable-http', url: 'http://10.0.0.5/mcp', credentials: { env: 'MCP_SECRET_VENDOR_TOKEN' } },
       });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ kind: 'MCP_SERVER_KIND_BUILT_IN', tenantId: null, hasCredentials: true });
       const row = await t.runtime.prisma.server.findUniqueOrThrow({ where: { id: res.body.id } });
-      expect(row).toMatchObject({ credentialsEnv: 'VENDOR_TOKEN', credentialsCipher: null });
+      expect(row).toMatchObject({ credentialsEnv: 'MCP_SECRET_VENDOR_TOKEN', credentialsCipher: null });
       const seen = await t.request('GET', `/api/v1/servers/${res.body.id}`, { key: a.key });
       expect(seen.status).toBe(200);
       expect(seen.body).not.toHaveProperty('env');

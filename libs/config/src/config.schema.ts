@@ -71,6 +71,11 @@ export const envSchema = z.object({
   /** Older keys kept for decryption after a rotation: `id:base64,id:base64`. */
   CREDENTIALS_KEYS_PREVIOUS: z.string().trim().optional(),
   MCP_OUTBOUND_ALLOW: z.string().optional(),
+  /** Environment variables (besides MCP_SECRET_*) that platform servers' credentials may name: comma-separated. */
+  CREDENTIAL_ENV_ALLOW: z
+    .string()
+    .refine((v) => v.split(',').every((n) => n.trim() === '' || /^[A-Za-z_][A-Za-z0-9_]*$/.test(n.trim())), 'must be a comma-separated list of environment variable names')
+    .optional(),
   DISCOVERY_INTERVAL_SECONDS: int(10, 31_536_000).optional(),
   DISCOVERY_TIMEOUT_MS: int(100, 3_600_000).optional(),
   DISCOVERY_CONCURRENCY: int(1, 1000).optional(),

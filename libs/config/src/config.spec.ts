@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       queuePrefix: 'mcpr',
       outboundAllow: [],
+      credentialEnvAllow: [],
       discovery: { intervalSeconds: 3600, timeoutMs: 30_000, concurrency: 16, attempts: 3 },
     });
     expect(c.pipedream).toBeUndefined();
@@ -133,6 +134,7 @@ describe('loadConfig', () => {
       DISCOVERY_ATTEMPTS: '1',
       CORS_ORIGINS: 'https://a.example,https://b.example',
       ALLOWED_HOSTS: 'Registry.Example.com, 10.0.0.5',
+      CREDENTIAL_ENV_ALLOW: 'GITHUB_TOKEN, VENDOR_KEY,',
     });
     expect(c).toMatchObject({
       port: 8080,
@@ -145,6 +147,7 @@ describe('loadConfig', () => {
       discovery: { intervalSeconds: 60, timeoutMs: 5000, concurrency: 4, attempts: 1 },
       corsOrigins: ['https://a.example', 'https://b.example'],
       allowedHosts: ['registry.example.com', '10.0.0.5'],
+      credentialEnvAllow: ['GITHUB_TOKEN', 'VENDOR_KEY'],
     });
     expect(load({ WORKER_ENABLED: '1' }).workerEnabled).toBe(true);
     expect(load({ PORT: '0' }).port).toBe(0);
@@ -173,6 +176,14 @@ describe('loadConfig', () => {
     expect(load({ DISCOVERY_CONCURRENCY: '2', DISCOVERY_TENANT_CONCURRENCY: '9' }).discovery.tenantConcurrency).toBe(2);
     expect(() => load({ TENANT_MAX_CALLS_IN_FLIGHT: '0' })).toThrow(/^TENANT_MAX_CALLS_IN_FLIGHT: must be at least 1/);
     expect(() => load({ TOOL_RESULT_MAX_BYTES: '4MB' })).toThrow(/^TOOL_RESULT_MAX_BYTES: must be a whole number/);
+  });
+
+  it('refuses a CREDENTIAL_ENV_ALLOW that names a setting of the registry, or something that is not a variable name', () => {
+    expect(errorOf({ CREDENTIAL_ENV_ALLOW: 'GITHUB_TOKEN,CREDENTIALS_KEY' }).message).toBe(
+      'CREDENTIAL_ENV_ALLOW: CREDENTIALS_KEY is a setting of the registry itself and cannot be given to servers',
+    );
+    expect(errorOf({ CREDENTIAL_ENV_ALLOW: 'ADMIN_API_KEY' }).message).toContain('ADMIN_API_KEY is a setting of the registry itself');
+    expect(errorOf({ CREDENTIAL_ENV_ALLOW: 'A-B' }).message).toBe('CREDENTIAL_ENV_ALLOW: must be a comma-separated list of environment variable names');
   });
 
   it('takes the role default for WORKER_ENABLED unless the variable says otherwise', () => {

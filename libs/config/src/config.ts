@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, constants, copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { envSchema } from './config.schema';
+import { isPlatformVariable } from './credential-env';
 
 /** Raised for a bad configuration value: the message names the variable and never its value. */
 export class ConfigError extends Error {
@@ -37,6 +38,8 @@ export interface AppConfig {
   credentialsKey: { id: string; key: Buffer };
   previousCredentialsKeys: { id: string; key: Buffer }[];
   outboundAllow: string[];
+  /** Variables platform servers' credentials may name besides MCP_SECRET_* (CREDENTIAL_ENV_ALLOW). */
+  credentialEnvAllow: string[];
   discovery: {
     intervalSeconds: number;
     timeoutMs: number;
@@ -204,6 +207,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     };
   }
 
+  const credentialEnvAllow = list(e.CREDENTIAL_ENV_ALLOW);
+  const own = credentialEnvAllow.find(isPlatformVariable);
+  if (own) throw new ConfigError(`CREDENTIAL_ENV_ALLOW: ${own} is a setting of the registry itself and cannot be given to servers`);
+
   const callTimeoutMs = e.CALL_TIMEOUT_MS ?? 60_000;
   const concurrency = e.DISCOVERY_CONCURRENCY ?? 16;
   return {
@@ -219,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     credentialsKey: { id: keyId(key), key },
     previousCredentialsKeys,
     outboundAllow: list(e.MCP_OUTBOUND_ALLOW),
+    credentialEnvAllow,
     discovery: {
       intervalSeconds: e.DISCOVERY_INTERVAL_SECONDS ?? 3600,
       timeoutMs: e.DISCOVERY_TIMEOUT_MS ?? 30_000,

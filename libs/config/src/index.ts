@@ -10,3 +10,4 @@ export {
   DEFAULT_TENANT_LIMITS,
 } from './config';
 export { ConfigModule, APP_CONFIG } from './config.module';
+export { CREDENTIAL_ENV_PREFIX, credentialEnvRefusal, isPlatformVariable } from './credential-env';

@@ -7,6 +7,7 @@ describe('parseExternalServersFile', () => {
   it('reads an array of registrations', () => {
     const entries = parseExternalServersFile(
       JSON.stringify([ok, { name: 'tool', transport: 'stdio', command: 'node', args: ['s.js'], credentials: { env: 'LEGACY_TOKEN' } }]),
+      ['LEGACY_TOKEN'],
     );
     expect(entries.map((e) => e.name)).toEqual(['legacy', 'tool']);
     expect(entries[1].credentials).toEqual({ env: 'LEGACY_TOKEN' });
@@ -24,10 +25,12 @@ describe('parseExternalServersFile', () => {
     [JSON.stringify([{ name: 'p', transport: 'stdio' }]), 'command: is required'],
     [JSON.stringify([ok, ok]), 'entry 1 ("legacy"): name: is used by an earlier entry'],
     [JSON.stringify([{ ...ok, credentials: { env: 'X', bearerToken: 'hunter2-secret' } }]), 'give either env or bearerToken/headers'],
+    [JSON.stringify([{ ...ok, credentials: { env: 'CREDENTIALS_KEY' } }]), 'entry 0 ("legacy"): credentials.env: CREDENTIALS_KEY is a setting of the registry itself'],
+    [JSON.stringify([{ ...ok, credentials: { env: 'OTHER_TOKEN' } }]), 'credentials.env: OTHER_TOKEN is not a variable meant for server credentials'],
   ])('refuses %s', (text, message) => {
     const err = (() => {
       try {
-        parseExternalServersFile(text);
+        parseExternalServersFile(text, ['LEGACY_TOKEN']);
       } catch (e) {
         return e as Error;
       }

@@ -28,7 +28,7 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
  * EXTERNAL, and the owner, which is the platform). Any fault stops the start
  * with a message naming the entry and the field, never a value.
  */
-export function parseExternalServersFile(text: string): ExternalRegistration[] {
+export function parseExternalServersFile(text: string, envAllow: readonly string[]): ExternalRegistration[] {
   const fail = (message: string): never => {
     throw new ConfigError(`EXTERNAL_SERVERS_FILE: ${message}`);
   };
@@ -54,7 +54,7 @@ export function parseExternalServersFile(text: string): ExternalRegistration[] {
     const label = typeof entry.name === 'string' ? `${where} ("${entry.name.slice(0, 80)}")` : where;
     if (errors.length === 0) {
       const connection = { transport: dto.transport, url: dto.url ?? null, command: dto.command ?? null, args: dto.args ?? [], env: dto.env ?? {} };
-      errors.push(...connectionErrors(ServerKind.EXTERNAL, connection), ...credentialsErrors(ServerKind.EXTERNAL, dto.credentials));
+      errors.push(...connectionErrors(ServerKind.EXTERNAL, connection), ...credentialsErrors(ServerKind.EXTERNAL, dto.credentials, envAllow));
     }
     if (errors.length > 0) fail(`${label}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
     dto.name = dto.name.trim();

@@ -80,7 +80,7 @@ export class PlatformServersService implements OnApplicationBootstrap {
     } catch (err) {
       throw new ConfigError(`EXTERNAL_SERVERS_FILE: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    return parseExternalServersFile(text);
+    return parseExternalServersFile(text, this.config.credentialEnvAllow);
   }
 
   async syncExternal(): Promise<void> {

@@ -70,8 +70,9 @@ export class CredentialsDto {
   headers?: Record<string, string>;
 
   @ApiPropertyOptional({
-    description: 'BUILT_IN only: the environment variable of the platform that holds its token, read only when connecting',
-    example: 'VENDOR_TOKEN',
+    description:
+      'BUILT_IN only: the environment variable of the platform that holds its token, read only when connecting. It must start with MCP_SECRET_ or be listed in CREDENTIAL_ENV_ALLOW, and is never one of the registry\'s own settings (CREDENTIALS_KEY, ADMIN_API_KEY, DATABASE_URL, …)',
+    example: 'MCP_SECRET_VENDOR_TOKEN',
   })
   @IsOptionalNotNull()
   @IsString()

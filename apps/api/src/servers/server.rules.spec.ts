@@ -75,16 +75,29 @@ describe('connectionErrors', () => {
 
 describe('credentialsErrors and splitCredentials', () => {
   it('allows an environment reference only on platform servers, and alone', () => {
-    expect(credentialsErrors(ServerKind.BUILT_IN, { env: 'TOKEN' })).toEqual([]);
-    expect(credentialsErrors(ServerKind.EXTERNAL, { env: 'TOKEN' })).toEqual([]);
-    expect(credentialsErrors(ServerKind.CUSTOM, { env: 'TOKEN' })[0].field).toBe('credentials.env');
-    expect(credentialsErrors(ServerKind.BUILT_IN, { env: 'TOKEN', bearerToken: 'x' })[0].field).toBe('credentials');
+    expect(credentialsErrors(ServerKind.BUILT_IN, { env: 'MCP_SECRET_TOKEN' }, [])).toEqual([]);
+    expect(credentialsErrors(ServerKind.EXTERNAL, { env: 'MCP_SECRET_TOKEN' }, [])).toEqual([]);
+    expect(credentialsErrors(ServerKind.CUSTOM, { env: 'MCP_SECRET_TOKEN' }, [])[0].field).toBe('credentials.env');
+    expect(credentialsErrors(ServerKind.BUILT_IN, { env: 'MCP_SECRET_TOKEN', bearerToken: 'x' }, [])[0].field).toBe('credentials');
+  });
+
+  it('allows only variables meant for server credentials: MCP_SECRET_*, or listed; never a setting of the registry', () => {
+    expect(credentialsErrors(ServerKind.BUILT_IN, { env: 'VENDOR_TOKEN' }, ['VENDOR_TOKEN'])).toEqual([]);
+    expect(credentialsErrors(ServerKind.BUILT_IN, { env: 'VENDOR_TOKEN' }, [])).toEqual([
+      { field: 'credentials.env', message: 'VENDOR_TOKEN is not a variable meant for server credentials: name one that starts with MCP_SECRET_, or list it in CREDENTIAL_ENV_ALLOW' },
+    ]);
+    expect(credentialsErrors(ServerKind.BUILT_IN, { env: 'MCP_SECRET_' }, [])[0].field).toBe('credentials.env');
+    for (const own of ['CREDENTIALS_KEY', 'ADMIN_API_KEY', 'DATABASE_URL', 'REDIS_URL', 'PIPEDREAM_CLIENT_SECRET', 'TEST_DATABASE_URL', 'credentials_key']) {
+      expect(credentialsErrors(ServerKind.EXTERNAL, { env: own }, [own])).toEqual([
+        { field: 'credentials.env', message: `${own} is a setting of the registry itself; a server's credentials cannot name it` },
+      ]);
+    }
   });
 
   it('refuses empty credentials and a doubled Authorization', () => {
-    expect(credentialsErrors(ServerKind.CUSTOM, {})[0].field).toBe('credentials');
-    expect(credentialsErrors(ServerKind.CUSTOM, { bearerToken: 'a', headers: { authorization: 'b' } })[0].field).toBe('credentials.headers');
-    expect(credentialsErrors(ServerKind.CUSTOM, null)).toEqual([]);
+    expect(credentialsErrors(ServerKind.CUSTOM, {}, [])[0].field).toBe('credentials');
+    expect(credentialsErrors(ServerKind.CUSTOM, { bearerToken: 'a', headers: { authorization: 'b' } }, [])[0].field).toBe('credentials.headers');
+    expect(credentialsErrors(ServerKind.CUSTOM, null, [])).toEqual([]);
   });
 
   it('splits secrets from references', () => {

@@ -1,3 +1,4 @@
+import { credentialEnvRefusal } from '@app/config';
 import {
   FieldError,
   ForbiddenError,
@@ -116,15 +117,23 @@ export function connectionErrors(kind: ServerKind, c: ConnectionFields): FieldEr
 }
 
 /** Whether credentials suit the kind: only the platform's servers may point at the platform's environment. */
-export function credentialsErrors(kind: ServerKind, creds: CredentialsInput | null | undefined): FieldError[] {
+/**
+ * What is wrong with the credentials of a registration. `envAllow` is CREDENTIAL_ENV_ALLOW: an `{env: NAME}`
+ * reference must name a variable meant for server credentials (MCP_SECRET_*, or listed there), never one of the
+ * registry's own settings.
+ */
+export function credentialsErrors(kind: ServerKind, creds: CredentialsInput | null | undefined, envAllow: readonly string[]): FieldError[] {
   if (!creds) return [];
   const errors: FieldError[] = [];
   const secrets = creds.bearerToken !== undefined || creds.headers !== undefined;
   if (creds.env !== undefined) {
+    const refusal = credentialEnvRefusal(creds.env, envAllow);
     if (kind !== ServerKind.BUILT_IN && kind !== ServerKind.EXTERNAL) {
       errors.push({ field: 'credentials.env', message: "only BUILT_IN servers may refer to the platform's environment" });
     } else if (secrets) {
       errors.push({ field: 'credentials', message: 'give either env or bearerToken/headers, not both' });
+    } else if (refusal) {
+      errors.push({ field: 'credentials.env', message: refusal });
     }
   }
   if (creds.bearerToken !== undefined && creds.headers && Object.keys(creds.headers).some((h) => h.toLowerCase() === 'authorization')) {

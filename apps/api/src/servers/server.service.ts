@@ -1,3 +1,4 @@
+import { APP_CONFIG, AppConfig } from '@app/config';
 import {
   DEFAULT_PAGE_SIZE,
   DiscoveryRunRepository,
@@ -88,6 +89,7 @@ export class ServerService {
     private readonly cache: AnswerCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly workspaces: StdioWorkspaces,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() @Inject(LOCAL_SERVER_CHANGES) private readonly local?: LocalServerChanges,
   ) {}
 
@@ -182,7 +184,7 @@ export class ServerService {
       if (!exists) throw new InvalidInputError('tenantId: no such tenant', [{ field: 'tenantId', message: 'no such tenant' }]);
     }
     const connection = { transport: dto.transport, url: dto.url ?? null, command: dto.command ?? null, args: dto.args ?? [], env: dto.env ?? {} };
-    assertNoFieldErrors([...connectionErrors(kind, connection), ...credentialsErrors(kind, dto.credentials)]);
+    assertNoFieldErrors([...connectionErrors(kind, connection), ...credentialsErrors(kind, dto.credentials, this.config.credentialEnvAllow)]);
     if (checkOutbound && kind === ServerKind.CUSTOM && connection.url) await assertOutboundAllowed(this.outbound, connection.url);
 
     const id = timeOrderedUuid();
@@ -246,7 +248,7 @@ export class ServerService {
       args: dto.args ?? server.args,
       env: dto.env ?? server.env,
     };
-    assertNoFieldErrors([...connectionErrors(server.kind, connection), ...credentialsErrors(server.kind, dto.credentials)]);
+    assertNoFieldErrors([...connectionErrors(server.kind, connection), ...credentialsErrors(server.kind, dto.credentials, this.config.credentialEnvAllow)]);
     const reached = connection.url !== server.url || connection.transport !== server.transport;
     if (server.kind === ServerKind.CUSTOM && connection.url && reached) await assertOutboundAllowed(this.outbound, connection.url);
 

@@ -81,25 +81,47 @@ describe('turning a registration into a connection target', () => {
   });
 
   it("reads a platform server's {env: VAR} credentials when it connects, and names the variable when it is unset", async () => {
-    const s = server({ credentialsEnv: 'MCPR_SPEC_TOKEN' });
-    const stored = { credentialsCipher: null, credentialsEnv: 'MCPR_SPEC_TOKEN' };
-    delete process.env.MCPR_SPEC_TOKEN;
+    const s = server({ credentialsEnv: 'MCP_SECRET_SPEC_TOKEN' });
+    const stored = { credentialsCipher: null, credentialsEnv: 'MCP_SECRET_SPEC_TOKEN' };
+    delete process.env.MCP_SECRET_SPEC_TOKEN;
     await expect(resolver.resolve(s, stored)).rejects.toMatchObject({
       code: McpFailureCode.CredentialsUnavailable,
-      message: "the environment variable MCPR_SPEC_TOKEN, which holds this server's credentials, is not set on the worker",
+      message: "the environment variable MCP_SECRET_SPEC_TOKEN, which holds this server's credentials, is not set on the worker",
     });
-    process.env.MCPR_SPEC_TOKEN = 'rotated-secret-1';
+    process.env.MCP_SECRET_SPEC_TOKEN = 'rotated-secret-1';
     const target = (await resolver.resolve(s, stored)) as HttpTarget;
     expect(target.headers.authorization).toBe('Bearer rotated-secret-1');
     expect(target.fetch).toBe(globalThis.fetch);
     // For stdio the variable is handed to the command, under its own name, and nothing else of ours is.
     const stdioServer = server({ transport: TransportType.STDIO, url: null, command: 'node', env: { MODE: 'x' } });
     const stdio = (await resolver.resolve(stdioServer, stored)) as StdioTarget;
-    expect(stdio.env).toMatchObject({ MCPR_SPEC_TOKEN: 'rotated-secret-1', MODE: 'x', HOME: stdio.cwd });
+    expect(stdio.env).toMatchObject({ MCP_SECRET_SPEC_TOKEN: 'rotated-secret-1', MODE: 'x', HOME: stdio.cwd });
     // The instance's own directory, not one shared by every registry on the machine.
     expect(stdio.cwd).toBe(`/tmp/mcpr-resolver-spec/stdio/${stdioServer.id}`);
     expect(stdio.env.CREDENTIALS_KEY).toBeUndefined();
-    delete process.env.MCPR_SPEC_TOKEN;
+    delete process.env.MCP_SECRET_SPEC_TOKEN;
+  });
+
+  it('refuses when connecting a reference to a variable not meant for servers, and reads one for an EXTERNAL server too', async () => {
+    process.env.MCPR_SPEC_UNLISTED = 'not-meant-1';
+    process.env.MCP_SECRET_SPEC_EXTERNAL = 'external-secret-1';
+    try {
+      for (const name of ['CREDENTIALS_KEY', 'MCPR_SPEC_UNLISTED']) {
+        await expect(resolver.resolve(server({ credentialsEnv: name }), { credentialsCipher: null, credentialsEnv: name })).rejects.toMatchObject({
+          code: McpFailureCode.CredentialsUnavailable,
+          message: expect.stringContaining(`this server's credentials name the environment variable ${name}, which the registry refuses to send`),
+        });
+      }
+      const listed = new ConnectionTargetResolver(config({ CREDENTIAL_ENV_ALLOW: 'MCPR_SPEC_UNLISTED' }), new InProcessServers(), new StdioWorkspaces(cfg));
+      const target = (await listed.resolve(server({}), { credentialsCipher: null, credentialsEnv: 'MCPR_SPEC_UNLISTED' })) as HttpTarget;
+      expect(target.headers.authorization).toBe('Bearer not-meant-1');
+      const external = (await resolver.resolve(server({ kind: ServerKind.EXTERNAL }), { credentialsCipher: null, credentialsEnv: 'MCP_SECRET_SPEC_EXTERNAL' })) as HttpTarget;
+      expect(external.headers.authorization).toBe('Bearer external-secret-1');
+      expect(external.secrets).toEqual(['external-secret-1']);
+    } finally {
+      delete process.env.MCPR_SPEC_UNLISTED;
+      delete process.env.MCP_SECRET_SPEC_EXTERNAL;
+    }
   });
 
   it("never runs a tenant's command, and finds INTERNAL servers by name", async () => {

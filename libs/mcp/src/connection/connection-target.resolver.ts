@@ -1,4 +1,4 @@
-import { APP_CONFIG, AppConfig } from '@app/config';
+import { APP_CONFIG, AppConfig, credentialEnvRefusal } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
 import { ServerCredentials, ServerKind, ServerRecord, TransportType } from '@app/domain';
 import { Inject, Injectable, Optional } from '@nestjs/common';
@@ -27,8 +27,9 @@ const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'SystemRoot'];
  * - CUSTOM (a tenant's): its encrypted credentials; HTTP through the outbound
  *   policy's fetch, which checks every address at connect time and every redirect.
  * - BUILT_IN: its encrypted credentials, or `{env: VAR}` read from this
- *   process's environment at connect time (for stdio, passed to the child as VAR).
- * - EXTERNAL: the headers and credentials of its registration.
+ *   process's environment at connect time (for stdio, passed to the child as VAR);
+ *   VAR must be one meant for server credentials (MCP_SECRET_*, CREDENTIAL_ENV_ALLOW).
+ * - EXTERNAL: the headers and credentials of its registration, `{env: VAR}` as for BUILT_IN.
  * - INTEGRATION: a Pipedream Connect token and the Pipedream headers of its
  *   app and account.
  * - INTERNAL: an in-process server, by name.
@@ -83,6 +84,11 @@ export class ConnectionTargetResolver {
   private envCredential(stored: StoredSecrets): { name: string; value: string } | undefined {
     const name = stored.credentialsEnv;
     if (!name) return undefined;
+    // Checked again here: a reference stored before the rule, or a CREDENTIAL_ENV_ALLOW narrowed since.
+    const refusal = credentialEnvRefusal(name, this.config.credentialEnvAllow);
+    if (refusal) {
+      throw new McpFailure(McpFailureCode.CredentialsUnavailable, `this server's credentials name the environment variable ${name}, which the registry refuses to send: ${refusal}`);
+    }
     const value = process.env[name];
     if (value === undefined || value === '') {
       throw new McpFailure(
@@ -107,7 +113,7 @@ export class ConnectionTargetResolver {
     env.HOME = cwd;
     Object.assign(env, server.env);
     const secrets: string[] = [];
-    const fromEnv = server.kind === ServerKind.BUILT_IN ? this.envCredential(stored) : undefined;
+    const fromEnv = server.kind === ServerKind.BUILT_IN || server.kind === ServerKind.EXTERNAL ? this.envCredential(stored) : undefined;
     if (fromEnv) {
       env[fromEnv.name] = fromEnv.value;
       secrets.push(fromEnv.value);
@@ -163,7 +169,7 @@ export class ConnectionTargetResolver {
       headers[name.toLowerCase()] = value;
       secrets.push(value);
     }
-    if (server.kind === ServerKind.BUILT_IN) {
+    if (server.kind === ServerKind.BUILT_IN || server.kind === ServerKind.EXTERNAL) {
       const fromEnv = this.envCredential(stored);
       if (fromEnv) {
         headers.authorization = `Bearer ${fromEnv.value}`;
