@@ -1,4 +1,3 @@
-import { APP_CONFIG, AppConfig } from '@app/config';
 import {
   DEFAULT_PAGE_SIZE,
   DiscoveryRunRepository,
@@ -89,7 +88,6 @@ export class ServerService {
     private readonly cache: AnswerCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly workspaces: StdioWorkspaces,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() @Inject(LOCAL_SERVER_CHANGES) private readonly local?: LocalServerChanges,
   ) {}
 
