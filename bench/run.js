@@ -1,5 +1,5 @@
 'use strict';
-// `npm run bench [-- --quick] [--only=discovery,read,search,call,memory] [--discovery=embedded,redis] [--no-build]
+// `npm run bench [-- --quick] [--only=discovery,idle,read,search,call,memory] [--discovery=embedded,redis] [--no-build]
 //                  [--keep-logs] [--profile]`
 //
 // Starts everything it measures itself: fixture MCP servers in a process of their own, the platform as
@@ -17,9 +17,10 @@ const discovery = require('./sections/discovery');
 const readPath = require('./sections/read-path');
 const search = require('./sections/search');
 const callOverhead = require('./sections/call-overhead');
+const embeddedMemory = require('./sections/embedded-memory');
 const { SeededPlatform } = require('./sections/seeded-platform');
 
-const SECTIONS = ['discovery', 'read', 'search', 'call', 'memory'];
+const SECTIONS = ['discovery', 'idle', 'read', 'search', 'call', 'memory'];
 const RESULTS = path.join(__dirname, 'results.json');
 
 /** Which code was measured: the commit, and the platform's files that differed from it in the working tree. */
@@ -50,7 +51,7 @@ function parseArgs(argv) {
       opts.discoveryModes = new Set(modes);
     } else if (a === '--help' || a === '-h') {
       process.stdout.write(
-        'npm run bench [-- --quick] [--only=discovery,read,search,call,memory] [--discovery=embedded,redis] [--no-build] [--keep-logs] [--profile]\n' +
+        'npm run bench [-- --quick] [--only=discovery,idle,read,search,call,memory] [--discovery=embedded,redis] [--no-build] [--keep-logs] [--profile]\n' +
           '  --discovery  runs only these discovery configurations: redis (PostgreSQL+Redis, or the PostgreSQL queue\n' +
           '               when Redis does not answer) and embedded\n' +
           '  --profile  runs the api and worker processes with --cpu-prof; the profiles land in the run directory\n',
@@ -136,6 +137,14 @@ async function main(argv) {
     };
 
     if (opts.only.has('discovery')) results.figures.discovery = await discovery.run(ctx);
+    if (opts.only.has('idle')) {
+      try {
+        results.figures.embeddedIdle = await embeddedMemory.run(ctx);
+      } catch (err) {
+        log(`idle: ${err.message}`);
+        results.figures.embeddedIdle = { notAvailable: `failed: ${err.message.split('\n')[0]}` };
+      }
+    }
 
     const needsSeeded = ['read', 'search', 'call', 'memory'].some((s) => opts.only.has(s));
     if (needsSeeded && !stores.postgres) {
@@ -174,6 +183,8 @@ async function main(argv) {
             startedWith: `node ${require('../package.json').config.nodeFlags} (package.json config.nodeFlags), MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}`,
             api: { ...memoryOf(pids.api), ...(await heapOf(seeded.platform.origin)) },
             workers: pids.workers.map(memoryOf),
+            // What Node itself holds with the same flags, before anything is loaded: the floor beside the targets.
+            floorRssMiB: await embeddedMemory.bareNode(ctx),
           };
         }
       } finally {

@@ -303,4 +303,4 @@ async function run(ctx) {
   return { servers: ctx.n, toolsPerServer: TOOLS_PER_SERVER, concurrencyPerWorker: CONCURRENCY_PER_WORKER, runs, workerSpeedup: speedup, speedupMode: one?.mode ?? null, farWorkerSpeedup: farSpeedup };
 }
 
-module.exports = { run, MODES };
+module.exports = { run, MODES, FAR_MS };
