@@ -218,7 +218,7 @@ function build(figures) {
       if (!x) continue;
       const isHoldout = key === 'holdout';
       row({
-        figure: `search recall@1 / recall@5 / MRR in process, bench/eval ${label}: ${x.queries} queries, ${e.servers} servers, ${e.tools} tools`,
+        figure: `search recall@1 / recall@5 / MRR in process, bench/eval ${label}: ${x.queries} queries${e.servers === undefined ? '' : `, ${e.servers} servers, ${e.tools} tools`}`,
         mode: 'in process',
         value: three(x),
         floor: e.bm25 ? `plain BM25 ${three(e.bm25[key])}` : '',
