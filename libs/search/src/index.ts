@@ -1,15 +1,15 @@
 export { ToolSearchIndex } from './tool-search-index';
 export type { IndexStats, ToolSearchIndexOptions } from './tool-search-index';
-export type { SearchHit, SearchOptions, TenantScope, ToolDocument, Visibility } from './tool-document';
+export type { Confidence, SearchHit, SearchOptions, TenantScope, ToolDocument, Visibility } from './tool-document';
 export { DEFAULT_RANKING } from './ranking';
 export type { FieldParams, RankingParams } from './ranking';
 export { Field, FIELD_COUNT, fieldTokens, schemaText, splitPurpose } from './fields';
 export { STOP_WORDS, isIndexable, splitWords, termOf, tokenize } from './tokenizer';
 export type { Token } from './tokenizer';
 export { stem } from './stemmer';
-export { EXPANSIONS, SYNONYM_GROUPS, alternativesOf } from './synonyms';
+export { EXPANSIONS, PHRASES, SYNONYM_GROUPS, alternativesOf, expandPhrases } from './synonyms';
 export type { Alternative } from './synonyms';
-export { describeArguments } from './tool-search-index';
+export { boundedEditDistance, describeArguments } from './tool-search-index';
 export { docsFromEvalServers, evaluate, evaluateSplits, scoreOutcomes } from './evaluation';
 export type { EvalQuery, EvalServer, EvalTool, EvaluationResult, QueryOutcome, SplitReport, SplitScores, ToolRanker, ToolRef } from './evaluation';
 export { Bm25Baseline } from './bm25-baseline';

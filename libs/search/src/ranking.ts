@@ -28,6 +28,13 @@ export interface RankingParams {
   readonly fullNameBoost: number;
   /** Factor for a tool whose exact name was typed ("git_status"). */
   readonly exactNameBoost: number;
+  /** Weight of a known word that a misspelt query word is one or two edits from. */
+  readonly typoWeight: number;
+  /**
+   * Each further result from a server already in the list counts this share of its score when the list
+   * is put together (1: no diversification).
+   */
+  readonly serverDecay: number;
 }
 
 function fields(entries: Record<Field, FieldParams>): FieldParams[] {
@@ -52,4 +59,6 @@ export const DEFAULT_RANKING: RankingParams = {
   nameCoverage: 0.5,
   fullNameBoost: 1.3,
   exactNameBoost: 3,
+  typoWeight: 0.7,
+  serverDecay: 1,
 };

@@ -138,3 +138,16 @@ const TABLE = buildTable();
 export function alternativesOf(term: string): readonly Alternative[] {
   return TABLE.get(term) ?? [];
 }
+
+/**
+ * Requests whose telling words are function words or symbols ("who am I", "17% of 2450"): each pattern
+ * adds the words a tool for it would use. Applied to the raw request, before its words are taken apart.
+ */
+export const PHRASES: readonly (readonly [pattern: RegExp, words: string])[] = [];
+
+/** The request with the words of every phrase it contains appended. */
+export function expandPhrases(query: string): string {
+  let out = query;
+  for (const [pattern, words] of PHRASES) if (pattern.test(query)) out += ` ${words}`;
+  return out;
+}

@@ -36,8 +36,17 @@ export interface SearchOptions {
   readonly visible: Visibility;
 }
 
+/**
+ * How sure the search is that a result serves the request: "high" (it matches nearly every word of the
+ * request, in some form, and scores close to the first result), "medium" (it matches at least half), "low"
+ * (a weak match, a match found only by reading the words as misspelt or unfinished, or a best guess when
+ * nothing matched: score 0).
+ */
+export type Confidence = 'high' | 'medium' | 'low';
+
 export interface SearchHit {
   readonly doc: ToolDocument;
-  /** Relevance, higher is better; comparable only within one result list. */
+  /** Relevance, higher is better; comparable only within one result list (0 for a best guess). */
   readonly score: number;
+  readonly confidence: Confidence;
 }

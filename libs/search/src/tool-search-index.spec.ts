@@ -16,6 +16,14 @@ function names(index: ToolSearchIndex, query: string, options: Partial<Parameter
   return index.search(query, { visible: () => true, ...options }).map((h) => `${h.doc.serverId}:${h.doc.toolName}`);
 }
 
+/** The results the index is more than a little sure of (a best guess is always "low"). */
+function sure(index: ToolSearchIndex, query: string): string[] {
+  return index
+    .search(query, { visible: () => true })
+    .filter((h) => h.confidence !== 'low')
+    .map((h) => `${h.doc.serverId}:${h.doc.toolName}`);
+}
+
 describe('ToolSearchIndex ranking', () => {
   const index = new ToolSearchIndex();
   index.upsertServerTools('gh', [
@@ -71,8 +79,9 @@ describe('ToolSearchIndex ranking', () => {
 
   it('completes the word being typed', () => {
     expect(names(index, 'screensh')[0]).toBe('browser:browser_take_screenshot');
-    // a finished word is not completed into others
-    expect(names(index, 'screensh ')).toEqual([]);
+    // a finished word is not completed into others: an unknown one is read as misspelt ("screen" is two
+    // edits away), which the confidence shows
+    expect(index.search('screensh ', { visible: () => true })[0]).toMatchObject({ doc: { toolName: 'browser_take_screenshot' }, confidence: 'medium' });
   });
 
   it('searches argument names, nested argument descriptions and enum values', () => {
@@ -85,8 +94,10 @@ describe('ToolSearchIndex ranking', () => {
     expect(names(index, 'go to https://example.com/docs')[0]).toBe('browser:browser_navigate');
   });
 
-  it('answers nothing for a query of stop words, and nothing for an empty index', () => {
-    expect(names(index, 'what is the')).toEqual([]);
+  it('answers a query of stop words with a best guess marked low, and nothing for an empty index', () => {
+    const guess = index.search('what is the', { visible: () => true });
+    expect(guess.length).toBeGreaterThan(0);
+    expect(guess.every((h) => h.confidence === 'low' && h.score === 0)).toBe(true);
     expect(new ToolSearchIndex().search('anything', { visible: () => true })).toEqual([]);
   });
 
@@ -179,7 +190,8 @@ describe('ToolSearchIndex updates', () => {
     index.upsertServerTools('s', [tool('s', 'kept_tool')]);
     expect(() => index.upsertServerTools('s', [tool('s', 'fresh_tool'), tool('x', 'stray_tool')])).toThrow(/belongs to server x/);
     expect(names(index, 'kept')).toEqual(['s:kept_tool']);
-    expect(names(index, 'fresh')).toEqual([]);
+    expect(sure(index, 'fresh')).toEqual([]);
+    expect(names(index, 'fresh')).toEqual(['s:kept_tool']);
   });
 
   it('removes a server, and an empty tool list removes it too', () => {
@@ -188,7 +200,8 @@ describe('ToolSearchIndex updates', () => {
     index.upsertServerTools('b', [tool('b', 'beta_tool')]);
     index.removeServer('a');
     index.removeServer('never-indexed');
-    expect(names(index, 'alpha')).toEqual([]);
+    expect(names(index, 'alpha')).toEqual(['b:beta_tool']);
+    expect(sure(index, 'alpha')).toEqual([]);
     expect(index.hasServer('a')).toBe(false);
     index.upsertServerTools('b', []);
     expect(names(index, 'beta')).toEqual([]);
@@ -237,7 +250,7 @@ describe('ToolSearchIndex completion', () => {
   it('does not complete words shorter than three letters', () => {
     const index = new ToolSearchIndex();
     index.upsertServerTools('a', [tool('a', 'archive_mailbox')]);
-    expect(names(index, 'ar')).toEqual([]);
+    expect(sure(index, 'ar')).toEqual([]);
   });
 
   it('forgets the words of removed tools', () => {

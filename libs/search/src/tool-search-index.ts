@@ -1,8 +1,8 @@
 import { FIELD_COUNT, Field, fieldTokens } from './fields';
 import { DEFAULT_RANKING, RankingParams } from './ranking';
-import { alternativesOf } from './synonyms';
+import { alternativesOf, expandPhrases } from './synonyms';
 import { isIndexable, splitWords, termOf } from './tokenizer';
-import type { SearchHit, SearchOptions, ToolDocument, Visibility } from './tool-document';
+import type { Confidence, SearchHit, SearchOptions, ToolDocument, Visibility } from './tool-document';
 
 /*
  * Layout. Every indexed tool occupies a slot (an integer). Per slot: the document, whether it is live, and
@@ -53,6 +53,14 @@ const MAX_QUERY_TERMS = 24;
 const MIN_PREFIX_LENGTH = 3;
 /** Most forms of one query word searched: itself, then its most telling synonyms and completions. */
 const MAX_ALTERNATIVES = 16;
+/** Words shorter than this are not corrected: too many short words are one letter apart. */
+const MIN_TYPO_LENGTH = 4;
+/** Known words compared with one misspelt word, per first letter. */
+const MAX_TYPO_SCAN = 4096;
+/** Most corrections tried for one misspelt word. */
+const MAX_CORRECTIONS = 3;
+/** The request searched for when nothing matched in any form (see bestGuess). */
+const BEST_GUESS_QUERY = 'ask question answer search web';
 const COMPACT_MIN_DEAD = 1024;
 const COMPACT_DEAD_SHARE = 0.25;
 
@@ -83,6 +91,8 @@ interface Candidate {
   readonly slot: number;
   readonly score: number;
   readonly doc: ToolDocument;
+  /** Share of the query's words the tool matched, each by the weight of the form that matched (0-1). */
+  readonly match: number;
 }
 
 export interface ToolSearchIndexOptions {
@@ -206,17 +216,51 @@ export class ToolSearchIndex {
     this.maybeCompact();
   }
 
-  /** The best-matching tools the caller may see, best first; ties broken by serverId, then tool name. */
+  /**
+   * The best-matching tools the caller may see, best first; ties broken by serverId, then tool name. The
+   * list is empty only when the caller can see no tool at all: a query that matches nothing as written is
+   * tried again with every word taken as possibly misspelt or unfinished, and when that finds nothing
+   * either the answer is a best guess (general question-answering and search tools), marked low.
+   */
   search(query: string, options: SearchOptions): SearchHit[] {
     const limit = clampLimit(options.limit);
-    const groups = this.parseQuery(query);
-    if (groups.length === 0 || this.liveCount === 0) return [];
+    if (this.liveCount === 0) return [];
+    const accept = acceptor(options);
+    for (const relaxed of [false, true]) {
+      const groups = this.parseQuery(query, relaxed);
+      if (groups.length === 0) continue;
+      const hits = this.run(query, groups, limit, accept, relaxed);
+      if (hits.length > 0) return hits;
+    }
+    return this.bestGuess(limit, accept);
+  }
+
+  private run(query: string, groups: QueryGroup[], limit: number, accept: (doc: ToolDocument) => boolean, relaxed: boolean): SearchHit[] {
     const touchedCount = this.accumulate(groups);
     try {
-      return this.select(query, groups.length, touchedCount, limit, options);
+      return this.select(query, groups.length, touchedCount, limit, accept, relaxed);
     } finally {
       this.resetScratch(touchedCount);
     }
+  }
+
+  /**
+   * What to offer when no word of the request is known in any form: the tools that answer open questions
+   * or search, else any tools the caller may see, in a fixed order. Every one is marked low.
+   */
+  private bestGuess(limit: number, accept: (doc: ToolDocument) => boolean): SearchHit[] {
+    const groups = this.parseQuery(BEST_GUESS_QUERY, false);
+    const general = groups.length > 0 ? this.run(BEST_GUESS_QUERY, groups, limit, accept, true) : [];
+    if (general.length > 0) return general.map((h) => ({ ...h, score: 0, confidence: 'low' }));
+    const out: Candidate[] = [];
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      const doc = this.slotDocs[slot];
+      if (this.slotAlive[slot] === 0 || doc === undefined) continue;
+      if (out.length === limit && compare(0, doc, slot, out[out.length - 1]) >= 0) continue;
+      if (!accept(doc)) continue;
+      insertSorted(out, { slot, score: 0, doc, match: 0 }, limit);
+    }
+    return out.map((c) => ({ doc: c.doc, score: 0, confidence: 'low' }));
   }
 
   // ---- updates ---------------------------------------------------------------------------------------
@@ -371,8 +415,8 @@ export class ToolSearchIndex {
    * query does not end in a space or punctuation (it may still be being typed), the known words it begins.
    * A tool scores the best alternative of each group, so synonyms widen a query without counting twice.
    */
-  private parseQuery(query: string): QueryGroup[] {
-    const words = splitWords(describeArguments(query)).filter(isIndexable);
+  private parseQuery(query: string, relaxed: boolean): QueryGroup[] {
+    const words = splitWords(describeArguments(expandPhrases(query))).filter(isIndexable);
     const typing = /[\p{L}\p{N}]$/u.test(query);
     const groups: QueryGroup[] = [];
     const seenTerms = new Set<string>();
@@ -389,8 +433,13 @@ export class ToolSearchIndex {
       for (const alt of alternativesOf(term)) offer(alt.term, alt.weight);
       // Only the word being typed is taken as possibly unfinished; an unknown word earlier in the query is
       // more likely a name ("Sam", "Tokyo") than the start of a word, and completing it only adds noise.
-      if (word.length >= MIN_PREFIX_LENGTH && typing && i === words.length - 1) {
+      if (word.length >= MIN_PREFIX_LENGTH && (relaxed || (typing && i === words.length - 1))) {
         for (const t of this.completions(word)) offer(t, this.ranking.prefixWeight);
+      }
+      // A word no tool has, in no form, is most likely misspelt: the known words within a small edit
+      // distance stand in for it (every word, when nothing matched as written).
+      if (word.length >= MIN_TYPO_LENGTH && (relaxed || !this.isKnown(weights))) {
+        for (const t of this.corrections(word)) offer(t, this.ranking.typoWeight);
       }
       const alternatives: (QueryAlternative & { value: number })[] = [];
       const n = this.slotCount;
@@ -435,6 +484,53 @@ export class ToolSearchIndex {
     return [...found]
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .slice(0, this.ranking.maxPrefixExpansions)
+      .map(([term]) => term);
+  }
+
+  /** Whether any of these terms is in a live tool. */
+  private isKnown(weights: Map<string, number>): boolean {
+    for (const t of weights.keys()) {
+      const id = this.termIds.get(t);
+      if (id !== undefined && this.docFrequency(id) > 0) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Terms of known words within edit distance 1 of `word` (2 from 8 letters on; a transposition counts
+   * one), closest and most frequent first. Only words that begin with the same letter, or with its second
+   * letter (a swap of the first two), are compared, and at most a bounded number of them: a misspelling
+   * costs a fraction of a millisecond whatever the size of the vocabulary.
+   */
+  private corrections(word: string): string[] {
+    this.mergePendingSurfaces();
+    const maxDistance = word.length >= 8 ? 2 : 1;
+    const found = new Map<string, { distance: number; df: number }>();
+    const sorted = this.sortedSurfaces;
+    for (const first of new Set([word[0], word[1]])) {
+      let lo = 0;
+      let hi = sorted.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (sorted[mid] < first) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo, seen = 0; i < sorted.length && seen < MAX_TYPO_SCAN && sorted[i][0] === first; i++, seen++) {
+        const surface = sorted[i];
+        if (Math.abs(surface.length - word.length) > maxDistance || surface === word) continue;
+        const distance = boundedEditDistance(word, surface, maxDistance);
+        if (distance > maxDistance) continue;
+        const term = this.surfaceTerms.get(surface);
+        const id = term === undefined ? undefined : this.termIds.get(term);
+        if (term === undefined || id === undefined) continue;
+        const df = this.docFrequency(id);
+        const prev = found.get(term);
+        if (df > 0 && (!prev || distance < prev.distance)) found.set(term, { distance, df });
+      }
+    }
+    return [...found]
+      .sort((a, b) => a[1].distance - b[1].distance || b[1].df - a[1].df || (a[0] < b[0] ? -1 : 1))
+      .slice(0, MAX_CORRECTIONS)
       .map(([term]) => term);
   }
 
@@ -522,12 +618,20 @@ export class ToolSearchIndex {
     return touchedCount;
   }
 
-  private select(query: string, groupCount: number, touchedCount: number, limit: number, options: SearchOptions): SearchHit[] {
-    const { coverage, nameCoverage, fullNameBoost, exactNameBoost } = this.ranking;
-    const accept = acceptor(options);
+  private select(
+    query: string,
+    groupCount: number,
+    touchedCount: number,
+    limit: number,
+    accept: (doc: ToolDocument) => boolean,
+    relaxed: boolean,
+  ): SearchHit[] {
+    const { coverage, nameCoverage, fullNameBoost, exactNameBoost, serverDecay } = this.ranking;
     const queryWords = splitWords(query).filter(isIndexable);
     const normalizedQuery = queryWords.join(' ');
     const typedNames = typedIdentifiers(query);
+    // more candidates than asked for, so that a server's fourth-best tool can give way to another's best
+    const pool = serverDecay < 1 ? Math.min(MAX_LIMIT * 2, limit * 3) : limit;
     const top: Candidate[] = [];
     let floor = -1;
     for (let i = 0; i < touchedCount; i++) {
@@ -551,12 +655,14 @@ export class ToolSearchIndex {
       score = Math.round(score * 1e6) / 1e6;
       if (score < floor) continue;
       const doc = this.slotDocs[slot] as ToolDocument;
-      if (top.length === limit && compare(score, doc, slot, top[top.length - 1]) >= 0) continue;
+      if (top.length === pool && compare(score, doc, slot, top[top.length - 1]) >= 0) continue;
       if (!accept(doc)) continue;
-      insertSorted(top, { slot, score, doc }, limit);
-      if (top.length === limit) floor = top[limit - 1].score;
+      insertSorted(top, { slot, score, doc, match: Math.min(1, this.matchedGroups[slot] / groupCount) }, pool);
+      if (top.length === pool) floor = top[pool - 1].score;
     }
-    return top.map((c) => ({ doc: c.doc, score: c.score }));
+    const chosen = diversify(top, limit, serverDecay);
+    const best = chosen.length > 0 ? chosen[0].score : 0;
+    return chosen.map((c) => ({ doc: c.doc, score: c.score, confidence: relaxed ? 'low' : confidenceOf(c, best) }));
   }
 
   private resetScratch(touchedCount: number): void {
@@ -665,4 +771,83 @@ function insertSorted(top: Candidate[], c: Candidate, limit: number): void {
   }
   top.splice(lo, 0, c);
   if (top.length > limit) top.pop();
+}
+
+/**
+ * Picks `limit` candidates (sorted best first) greedily, each scored as its score times `decay` to the
+ * power of how many tools of its server are already picked: one server with hundreds of similar tools
+ * cannot fill every place when another server has a tool nearly as good. Ties as in `compare`.
+ */
+function diversify(sorted: Candidate[], limit: number, decay: number): Candidate[] {
+  if (decay >= 1 || sorted.length <= 1) return sorted.slice(0, limit);
+  const picked: Candidate[] = [];
+  const perServer = new Map<string, number>();
+  const left = [...sorted];
+  while (picked.length < limit && left.length > 0) {
+    let bestAt = 0;
+    let bestValue = -1;
+    for (let i = 0; i < left.length; i++) {
+      const value = left[i].score * decay ** (perServer.get(left[i].doc.serverId) ?? 0);
+      // left is sorted, so the first of equal values is the one `compare` puts first
+      if (value > bestValue) {
+        bestValue = value;
+        bestAt = i;
+      }
+    }
+    const c = left.splice(bestAt, 1)[0];
+    picked.push(c);
+    perServer.set(c.doc.serverId, (perServer.get(c.doc.serverId) ?? 0) + 1);
+  }
+  return picked;
+}
+
+/** Share of the query matched from which a result is a "high" match, and the least share for "medium". */
+const HIGH_MATCH = 0.8;
+const MEDIUM_MATCH = 0.5;
+/** A result scoring under this share of the first result's score is one step less sure than its match says. */
+const RELATIVE_SCORE = 0.5;
+
+/**
+ * How sure the index is that a result is what was asked for: "high" when it matches (nearly) every word of
+ * the request and scores close to the best, "medium" when it matches at least half, "low" otherwise, and
+ * always "low" for a result found only by taking the words as misspelt, or for a best guess.
+ */
+function confidenceOf(c: Candidate, best: number): Confidence {
+  const close = best <= 0 || c.score >= RELATIVE_SCORE * best;
+  if (c.match >= HIGH_MATCH - 1e-6) return close ? 'high' : 'medium';
+  if (c.match >= MEDIUM_MATCH - 1e-6) return close ? 'medium' : 'low';
+  return 'low';
+}
+
+/**
+ * Damerau-Levenshtein distance (adjacent transpositions count one) between two words, or `max + 1` as
+ * soon as it is known to exceed `max`.
+ */
+export function boundedEditDistance(a: string, b: string, max: number): number {
+  const n = a.length;
+  const m = b.length;
+  if (Math.abs(n - m) > max) return max + 1;
+  let prev2 = new Array<number>(m + 1).fill(0);
+  let prev = new Array<number>(m + 1);
+  let cur = new Array<number>(m + 1);
+  for (let j = 0; j <= m; j++) prev[j] = j;
+  for (let i = 1; i <= n; i++) {
+    cur[0] = i;
+    let rowMin = i;
+    for (let j = 1; j <= m; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      let v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) {
+        v = Math.min(v, prev2[j - 2] + 1);
+      }
+      cur[j] = v;
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > max) return max + 1;
+    const t = prev2;
+    prev2 = prev;
+    prev = cur;
+    cur = t;
+  }
+  return prev[m];
 }
