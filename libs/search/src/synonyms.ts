@@ -75,6 +75,20 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['container', 'pod'],
   ['env', 'environment', 'variable'],
   ['research', 'investigate', 'study'],
+  ['invoice', 'bill', 'billing'],
+  ['supplier', 'vendor'],
+  ['subscription', 'plan', 'membership'],
+  ['coupon', 'promo', 'discount', 'voucher'],
+  ['dispute', 'chargeback'],
+  ['refund', 'reimburse'],
+  ['weather', 'forecast', 'rain', 'snow', 'sunny', 'temperature', 'storm'],
+  ['valid', 'validate', 'verify', 'lint'],
+  ['resize', 'viewport', 'width'],
+  ['vendor', 'supplier'],
+  ['customer', 'client'],
+  ['spreadsheet', 'worksheet', 'workbook', 'sheet'],
+  ['meeting', 'standup', 'sync', 'call'],
+  ['feature', 'flag', 'toggle'],
 ];
 
 /**
@@ -94,6 +108,25 @@ export const EXPANSIONS: Readonly<Record<string, readonly string[]>> = {
   email: ['send'],
   schedule: ['create'],
   ci: ['workflow', 'actions', 'check'],
+  // product words people use for the thing itself
+  outlook: ['mail', 'email', 'calendar', 'microsoft'],
+  teams: ['chat', 'channel', 'microsoft'],
+  onedrive: ['drive', 'file', 'microsoft'],
+  sharepoint: ['site', 'microsoft'],
+  excel: ['spreadsheet', 'worksheet', 'workbook', 'microsoft'],
+  office: ['microsoft'],
+  o365: ['microsoft'],
+  m365: ['microsoft'],
+  mongo: ['mongodb'],
+  postgres: ['postgresql', 'sql'],
+  circle: ['circleci'],
+  ooo: ['out', 'office', 'automatic', 'replies'],
+  standup: ['meeting', 'event', 'recurring'],
+  rum: ['real', 'user', 'monitoring'],
+  book: ['schedule', 'create', 'reserve'],
+  owe: ['payable', 'aged'],
+  owes: ['receivable', 'aged'],
+  agenda: ['calendar', 'event'],
 };
 
 /** Weight of a synonym relative to the word that was typed. */
@@ -143,7 +176,30 @@ export function alternativesOf(term: string): readonly Alternative[] {
  * Requests whose telling words are function words or symbols ("who am I", "17% of 2450"): each pattern
  * adds the words a tool for it would use. Applied to the raw request, before its words are taken apart.
  */
-export const PHRASES: readonly (readonly [pattern: RegExp, words: string])[] = [];
+export const PHRASES: readonly (readonly [pattern: RegExp, words: string])[] = [
+  // arithmetic: a percentage, an expression, a statistic of some numbers
+  [/\d\s*%|\bper ?cent(age)?\b/i, 'math calculate expression percentage'],
+  // (a hyphen only with spaces around it: 2024-01-01 is a date, 10 - 4 a sum)
+  [/\d\s*[+*/^×÷]\s*\(?\d|\d\s+-\s+\d|\bsquare root\b|\bsqrt\b/i, 'math calculate expression'],
+  [/\b(average|mean|median|sum|total|standard deviation) of\b/i, 'math statistics calculate'],
+  // units
+  [/\d\s*(km|kilomet(er|re)s?|miles?|mi|kg|kilos?|lbs?|pounds?|°?[cf]|celsius|fahrenheit|feet|ft|meters?|metres?|inch(es)?|cm|mm|lit(er|re)s?|gallons?|mph|kph|oz|ounces?|gb|mb|tb)\b/i, 'convert units'],
+  // dates and times
+  [/\bday of the week\b|\bweekday\b|\bdays? (between|until|since)\b|\bhow long ago\b|\bhow many days\b/i, 'date difference relative calculate'],
+  [/\bwhat time is it\b|\bwhat'?s the time\b|\bcurrent time\b/i, 'current time'],
+  [/\bon my calendar\b|\bmy (day|week|schedule) look\b/i, 'list events calendar'],
+  // identity
+  [/\bwho am i\b|\blogged in\b|\bsigned in\b/i, 'login verify current user'],
+  // who changed a line
+  [/\bwho (wrote|changed|last (touched|edited|changed))\b/i, 'blame'],
+  // out of office
+  [/\bout of (the )?office\b|\bauto-?reply\b|\bautomatic repl/i, 'automatic replies mailbox settings'],
+  // money owed
+  [/\bwho owes (us|me)\b|\bowed to (us|me)\b/i, 'receivable aged'],
+  [/\b(we|i) owe\b/i, 'payable aged'],
+  // travel time
+  [/\bhow (long|far)\b.*\b(walk|drive|bike|cycle|get|take)\b/i, 'directions distance travel'],
+];
 
 /** The request with the words of every phrase it contains appended. */
 export function expandPhrases(query: string): string {
