@@ -1,5 +1,5 @@
 import { AppConfig, APP_CONFIG } from '@app/config';
-import { DiscoveryScheduler, DiscoveryService } from '@app/discovery';
+import { DiscoveryScheduler, DiscoveryService, shareRetryMs, TenantShare } from '@app/discovery';
 import { ServerRepository } from '@app/database';
 import { StdioWorkspaces } from '@app/mcp';
 import { QUEUE_CONNECTION, RUNTIME, Runtime } from '@app/platform';
@@ -33,6 +33,10 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
   /** Jobs the queue has ended, waiting for the next look at the database (see ended()). */
   private endedBatch: { serverId: string; since: Date }[] = [];
   private endedTimer?: NodeJS.Timeout;
+  /** Each tenant's places among this worker's (DISCOVERY_TENANT_CONCURRENCY of DISCOVERY_CONCURRENCY). */
+  private readonly share: TenantShare;
+  /** Jobs put back because their tenant held its share, by job id: how many times in a row. */
+  private readonly putBack = new Map<string, number>();
 
   constructor(
     @Inject(QUEUE_CONNECTION) private readonly queues: QueueConnection,
@@ -43,7 +47,9 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
     private readonly producer: DiscoveryProducer,
     private readonly workspaces: StdioWorkspaces,
     private readonly servers: ServerRepository,
-  ) {}
+  ) {
+    this.share = new TenantShare(config.discovery.tenantConcurrency);
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     this.worker = this.queues.createWorker<JobItem['data']>(QueueName.Discovery, (job, token) => this.process(job, token), {
@@ -142,7 +148,31 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
     }
   }
 
+  /**
+   * A tenant's discoveries take at most its share of this worker's places: a job of a tenant that holds its
+   * share now is put back for a moment (longer each time, up to SHARE_RETRY_MAX_MS) before its server is claimed,
+   * and the place goes to the next job, so that a tenant whose servers hang cannot keep another's waiting.
+   */
   private async discover(job: Job<DiscoverJobData>, token: string | undefined, started: number): Promise<void> {
+    const tenantId = job.data.tenantId !== undefined ? job.data.tenantId : await this.discovery.tenantOf(job.data.serverId);
+    const id = job.id ?? '';
+    if (tenantId !== null && !this.share.tryEnter(tenantId)) {
+      const times = (this.putBack.get(id) ?? 0) + 1;
+      if (this.putBack.size >= 100_000) this.putBack.clear();
+      this.putBack.set(id, times);
+      this.runtime.logger.debug({ jobId: id, serverId: job.data.serverId, tenantId, times }, "discovery put back: its tenant holds its share of this worker's places");
+      await job.moveToDelayed(Date.now() + shareRetryMs(times), token);
+      throw new DelayedError();
+    }
+    this.putBack.delete(id);
+    try {
+      await this.discoverNow(job, token, started);
+    } finally {
+      if (tenantId !== null) this.share.leave(tenantId);
+    }
+  }
+
+  private async discoverNow(job: Job<DiscoverJobData>, token: string | undefined, started: number): Promise<void> {
     const { serverId, trigger } = job.data;
     const attempt = job.attemptsMade + 1;
     const maxAttempts = job.opts.attempts ?? 1;

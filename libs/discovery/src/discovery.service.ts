@@ -87,6 +87,8 @@ export class DiscoveryService implements OnModuleDestroy {
   private readonly limits: ListingLimits;
   /** Sessions still being ended, remote ones after their attempt returned (see run()). */
   private readonly closing = new Set<Promise<unknown>>();
+  /** Each server's tenant, as looked up for jobs queued without it (see tenantOf()). */
+  private readonly tenants = new Map<string, string | null>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -128,6 +130,16 @@ export class DiscoveryService implements OnModuleDestroy {
     const outcome = await this.run(claim.subject, claim.claimedAt, claim.runId, attempt);
     if (outcome.kind === 'succeeded' || (outcome.kind === 'failed' && outcome.final)) outcome.claimedAt = claim.claimedAt;
     return outcome;
+  }
+
+  /** The server's tenant (null: the platform's), remembered: a server never changes owner. */
+  async tenantOf(serverId: string): Promise<string | null> {
+    const known = this.tenants.get(serverId);
+    if (known !== undefined) return known;
+    const tenantId = await this.state.tenantOf(serverId);
+    if (this.tenants.size >= 100_000) this.tenants.clear();
+    this.tenants.set(serverId, tenantId);
+    return tenantId;
   }
 
   /**

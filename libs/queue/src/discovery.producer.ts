@@ -1,5 +1,5 @@
 import { Injectable, Inject, OnModuleDestroy } from '@nestjs/common';
-import { DiscoveryTrigger, JobItem, JobName, QueueName } from './jobs';
+import { DiscoveryTarget, DiscoveryTrigger, JobItem, JobName, QueueName } from './jobs';
 import { QueueConnection } from './queue-connection';
 
 export const QUEUE_CONNECTION = Symbol('QUEUE_CONNECTION');
@@ -42,8 +42,8 @@ export class DiscoveryProducer implements OnModuleDestroy {
   static readonly sweepSchedulerId = 'discovery-sweep';
 
   /** Queues a discovery of one server. Never carries a secret: the worker reads everything else from the database. */
-  async request(serverId: string, trigger: DiscoveryTrigger, delayMs = 0): Promise<void> {
-    const job = this.discoverJob(serverId, trigger, delayMs);
+  async request(target: DiscoveryTarget, trigger: DiscoveryTrigger, delayMs = 0): Promise<void> {
+    const job = this.discoverJob(target, trigger, delayMs);
     await this.discoveryQueue.add(job.name, job.data, job.opts);
     if (!RELABELLING.has(trigger)) return;
     // A change or an explicit request joins the server's pending or running job when there is one (one job per
@@ -54,13 +54,15 @@ export class DiscoveryProducer implements OnModuleDestroy {
   }
 
   /** Queues discoveries of several servers in one round trip (a registration of many). */
-  async requestMany(serverIds: string[], trigger: DiscoveryTrigger): Promise<void> {
-    if (serverIds.length === 0) return;
-    await this.discoveryQueue.addBulk(serverIds.map((id) => this.discoverJob(id, trigger, 0)));
+  async requestMany(targets: DiscoveryTarget[], trigger: DiscoveryTrigger): Promise<void> {
+    if (targets.length === 0) return;
+    await this.discoveryQueue.addBulk(targets.map((t) => this.discoverJob(t, trigger, 0)));
   }
 
-  private discoverJob(serverId: string, trigger: DiscoveryTrigger, delayMs: number) {
-    const job: JobItem = { name: JobName.Discover, data: { serverId, trigger } };
+  private discoverJob(target: DiscoveryTarget, trigger: DiscoveryTrigger, delayMs: number) {
+    const serverId = typeof target === 'string' ? target : target.id;
+    const data = typeof target === 'string' ? { serverId, trigger } : { serverId, trigger, tenantId: target.tenantId };
+    const job: JobItem = { name: JobName.Discover, data };
     return {
       ...job,
       opts: {

@@ -1,4 +1,4 @@
-export { QueueName, JobName, DiscoveryTrigger, DiscoverJobData, SweepJobData, JobItem, JobOf } from './jobs';
+export { QueueName, JobName, DiscoveryTrigger, DiscoverJobData, DiscoveryTarget, SweepJobData, JobItem, JobOf } from './jobs';
 export { QueueConnection, QueueConnectionOptions, QueueUnavailableError, QueueBackendKind, Job } from './queue-connection';
 export { DiscoveryProducer, DiscoveryJobPolicy, DISCOVERY_JOB_POLICY, QUEUE_CONNECTION } from './discovery.producer';
 export { QueueModule } from './queue.module';

@@ -17,7 +17,15 @@ export type DiscoveryTrigger = 'registered' | 'updated' | 'manual' | 'scheduled'
 export interface DiscoverJobData {
   serverId: string;
   trigger: DiscoveryTrigger;
+  /**
+   * The server's tenant (null: a platform server), when the producer knew it: the worker holds each tenant to its
+   * share of its places before claiming the server. Absent, the worker looks it up.
+   */
+  tenantId?: string | null;
 }
+
+/** A server to discover: its id, or its id and tenant (which spares the worker a lookup). */
+export type DiscoveryTarget = string | { id: string; tenantId: string | null };
 
 export type SweepJobData = Record<string, never>;
 

@@ -27,7 +27,7 @@ import {
 } from '@app/domain';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { OutboundPolicy, StdioWorkspaces } from '@app/mcp';
-import { DiscoveryProducer, DiscoveryTrigger } from '@app/queue';
+import { DiscoveryProducer, DiscoveryTarget, DiscoveryTrigger } from '@app/queue';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { Answer, AnswerCache, audienceOf } from '../common/answer-cache';
@@ -106,7 +106,7 @@ export class ServerService {
   async create(principal: Principal, dto: CreateServerDto): Promise<ServerDto> {
     const input = await this.prepareCreate(principal, dto, new Map());
     const server = await this.servers.create(input, this.audit.eventsOf(principal, [createdEntry(input)]), this.quota);
-    if (server.enabled) await this.queueDiscovery(server.id, 'registered');
+    if (server.enabled) await this.queueDiscovery({ id: server.id, tenantId: server.tenantId }, 'registered');
     return toServerDto(server, principal);
   }
 
@@ -138,7 +138,7 @@ export class ServerService {
     await this.assertOutboundAllowedAll(inputs);
     // The servers and their audit records are written by one statement: both or neither.
     const servers = await this.servers.createMany(inputs, this.audit.eventsOf(principal, inputs.map(createdEntry)), this.quota);
-    await this.queueDiscoveries(servers.filter((s) => s.enabled).map((s) => s.id), 'registered');
+    await this.queueDiscoveries(servers.filter((s) => s.enabled).map((s) => ({ id: s.id, tenantId: s.tenantId })), 'registered');
     return servers.map((s) => toServerDto(s, principal));
   }
 
@@ -279,7 +279,7 @@ export class ServerService {
     }
     const updated = await this.servers.update(server.id, change);
     await this.local?.serverChanged(server.id, { withdrawn: !updated.enabled });
-    if (rediscover) await this.queueDiscovery(updated.id, 'updated');
+    if (rediscover) await this.queueDiscovery({ id: updated.id, tenantId: updated.tenantId }, 'updated');
     await this.audit.record(principal, {
       action: 'server.update',
       resourceType: 'server',
@@ -314,7 +314,7 @@ export class ServerService {
     assertOwnerOrAdmin(principal, server, 'ask for discoveries');
     if (!server.enabled) throw new ConflictError('the server is disabled; enable it (PATCH enabled: true) to discover it');
     const updated = await this.servers.update(server.id, { status: ServerStatus.DISCOVERING, statusReason: QUEUED, discoveryRequestedAt: new Date() });
-    await this.queueDiscovery(server.id, 'manual');
+    await this.queueDiscovery({ id: server.id, tenantId: server.tenantId }, 'manual');
     await this.audit.record(principal, { action: 'server.discover', resourceType: 'server', resourceId: server.id, tenantId: server.tenantId, detail: { name: server.name } });
     return toServerDto(updated, principal);
   }
@@ -335,19 +335,19 @@ export class ServerService {
    * Queues a discovery. The row already says DISCOVERING with discoveryRequestedAt,
    * so if the queue is briefly unreachable the worker's sweep finds it and queues it.
    */
-  async queueDiscovery(serverId: string, trigger: DiscoveryTrigger): Promise<void> {
+  async queueDiscovery(target: DiscoveryTarget, trigger: DiscoveryTrigger): Promise<void> {
     try {
-      await this.producer.request(serverId, trigger);
+      await this.producer.request(target, trigger);
     } catch (err) {
-      this.logger.warn({ serverId, trigger, err: (err as Error).message }, 'discovery could not be queued; the sweep will retry it');
+      this.logger.warn({ serverId: typeof target === 'string' ? target : target.id, trigger, err: (err as Error).message }, 'discovery could not be queued; the sweep will retry it');
     }
   }
 
-  private async queueDiscoveries(serverIds: string[], trigger: DiscoveryTrigger): Promise<void> {
+  private async queueDiscoveries(targets: DiscoveryTarget[], trigger: DiscoveryTrigger): Promise<void> {
     try {
-      await this.producer.requestMany(serverIds, trigger);
+      await this.producer.requestMany(targets, trigger);
     } catch (err) {
-      this.logger.warn({ servers: serverIds.length, trigger, err: (err as Error).message }, 'discoveries could not be queued; the sweep will retry them');
+      this.logger.warn({ servers: targets.length, trigger, err: (err as Error).message }, 'discoveries could not be queued; the sweep will retry them');
     }
   }
 }

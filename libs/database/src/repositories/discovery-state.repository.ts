@@ -426,6 +426,13 @@ export class DiscoveryStateRepository {
     return new Set(rows.map((r) => r.id));
   }
 
+  /** The server's tenant (null: a platform server, or no such server). */
+  async tenantOf(id: string): Promise<string | null> {
+    if (!isUuid(id)) return null;
+    const rows = await this.sql.query<{ tenantId: string | null }>(`SELECT tenant_id AS "tenantId" FROM servers WHERE id = $1::uuid`, [id], 'discovery.tenant-of');
+    return rows[0]?.tenantId ?? null;
+  }
+
   /** When the server was last discovered successfully, by any worker (null: never, or gone). */
   async lastDiscoveredAt(id: string): Promise<Date | null> {
     if (!isUuid(id)) return null;
