@@ -7,6 +7,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { AppModule } from './app.module';
 import { mountConsole } from './console/console.static';
+import { answerClientErrors } from './http/client-errors';
 import { ProblemDto } from './http/problem';
 import { jsonBodyReader } from './http/json-body-reader';
 import { createValidationPipe } from './http/validation.pipe';
@@ -61,6 +62,7 @@ export async function createApiApp(runtime: Runtime, extra: (Type | DynamicModul
     forceCloseConnections: true,
   });
   app.disable('x-powered-by');
+  answerClientErrors(app.getHttpServer());
   app.set('trust proxy', false);
   app.use(requestLogging(runtime.logger, { quietPaths: QUIET_PATHS }));
   app.use(metricsMiddleware(runtime.metrics));

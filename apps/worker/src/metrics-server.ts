@@ -25,7 +25,7 @@ export async function startWorkerMetricsServer(metrics: Metrics, host: string, p
       return;
     }
     res.writeHead(404, { 'content-type': 'application/problem+json' });
-    res.end(JSON.stringify({ type: 'about:blank', title: 'Not found', status: 404, detail: 'this worker serves /metrics and /health/live only' }));
+    res.end(JSON.stringify({ type: '/problems/not-found', title: 'Not found', status: 404, detail: 'this worker serves /metrics and /health/live only' }));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

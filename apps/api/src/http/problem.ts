@@ -22,7 +22,7 @@ export class ProblemLimit {
 
 /** RFC 9457 problem details: the body of every error. */
 export class ProblemDto {
-  @ApiProperty({ description: 'A URI reference identifying the problem type', example: 'about:blank' })
+  @ApiProperty({ description: 'The problem type: /problems/<slug>, one per kind of problem (docs/errors.md lists them)', example: '/problems/invalid-input' })
   type!: string;
 
   @ApiProperty({ description: 'Short summary of the problem type', example: 'Invalid input' })
@@ -49,6 +49,31 @@ export class ProblemDto {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+/**
+ * The problem types: one per kind of problem, named by a path of the registry's own (`/problems/<slug>`, a
+ * URI reference resolved against the registry's URL), the same for every endpoint. docs/errors.md lists them.
+ */
+export const PROBLEM_TYPES: Record<number, string> = {
+  400: 'invalid-input',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not-found',
+  405: 'method-not-allowed',
+  406: 'not-acceptable',
+  408: 'request-timeout',
+  409: 'conflict',
+  413: 'payload-too-large',
+  414: 'uri-too-long',
+  415: 'unsupported-media-type',
+  422: 'not-configured',
+  429: 'too-many-requests',
+  431: 'request-header-fields-too-large',
+  500: 'internal-error',
+  502: 'upstream-error',
+  503: 'service-unavailable',
+  504: 'upstream-timeout',
+};
+
 export function problemType(status: number): string {
-  return status >= 500 ? 'about:blank' : `https://httpstatuses.io/${status}`;
+  return `/problems/${PROBLEM_TYPES[status] ?? (status >= 500 ? 'internal-error' : 'invalid-input')}`;
 }
