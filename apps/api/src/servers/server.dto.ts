@@ -189,6 +189,8 @@ export class CreateServersDto {
     maxItems: LIMITS.batch,
   })
   @IsArray()
+  // ValidateNested alone lets an item that is itself an array through (it validates that array's items).
+  @IsObject({ each: true, message: 'servers must hold registrations (JSON objects)' })
   @ArrayMinSize(1)
   @ArrayMaxSize(LIMITS.batch)
   @ValidateNested({ each: true })
