@@ -93,8 +93,9 @@ describeBrowser(title, () => {
     const page = await context.newPage();
     await page.goto(t.baseUrl + '/');
     await shot(page, 'sign-in', false);
-    await page.getByLabel('API key').fill('mcpr_not_a_real_key_000000000000');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    // With the keyboard alone: the field has the focus on load, Enter submits.
+    await page.keyboard.type('mcpr_not_a_real_key_000000000000');
+    await page.keyboard.press('Enter');
     await expectText(page.getByRole('alert'), /not accepted/);
     expect(await page.evaluate(() => Object.keys(sessionStorage))).toEqual([]);
     await page.close();
@@ -102,6 +103,8 @@ describeBrowser(title, () => {
 
   it('signs the admin in, registers server-everything over stdio through the form, and shows CONNECTED without a reload', async () => {
     const page = await signIn(context, t.baseUrl, t.adminKey);
+    // Landmarks a screen reader offers: banner, navigation, main.
+    for (const role of ['banner', 'navigation', 'main'] as const) expect(await page.getByRole(role).count()).toBeGreaterThanOrEqual(1);
     expect(await page.evaluate(() => Object.keys(sessionStorage))).toContain('mcpr.console.apiKey');
     expect(await page.evaluate(() => Object.keys(localStorage))).toEqual([]);
     await page.getByRole('link', { name: 'Register', exact: true }).click();
@@ -282,6 +285,43 @@ describeBrowser(title, () => {
     await page.close();
   });
 
+  it('edits, disables, re-enables, sets credentials (never shown) and deletes a server from its page', async () => {
+    const token = `s3cr3t-console-${Date.now()}-token`;
+    const server = await registerServer(t, { name: 'editable', kind: 'BUILT_IN', transport: 'streamable-http', url: tenantServer.url });
+    await settled(t, server.id);
+    const page = await signIn(context, t.baseUrl, t.adminKey);
+    const bodies: string[] = [];
+    page.on('response', (r) => void r.text().then((b) => bodies.push(b), () => undefined));
+    await page.goto(`${t.baseUrl}/#/servers/${server.id}`);
+    const badge = page.locator('.title-row .badge');
+    await expectText(badge, /CONNECTED/);
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await expectText(badge, /DISCONNECTED/);
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await expectText(badge, /CONNECTED/, 30_000);
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Labels').fill('owner=ops');
+    await page.getByLabel('Bearer token').fill(token);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expectText(page.locator('.facts'), /owner=ops/);
+    await expectText(page.locator('.facts'), /set \(write-only: never shown\)/);
+    const row = await t.runtime.prisma.server.findUnique({ where: { id: server.id } });
+    expect(row?.credentialsCipher).toBeTruthy();
+    expect(row?.credentialsCipher).not.toContain(token);
+    await page.getByRole('button', { name: 'Discover now' }).click();
+    await expectText(page.getByRole('status'), /Discovery queued/);
+    await page.getByRole('button', { name: 'Edit' }).click();
+    expect(await page.getByLabel('Bearer token').inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Close the editor' }).click();
+    expect(await page.content()).not.toContain(token);
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('button', { name: 'Yes, delete' }).click();
+    await page.getByRole('heading', { name: 'Servers', level: 1 }).waitFor();
+    expect((await t.request('GET', `/api/v1/servers/${server.id}`)).status).toBe(404);
+    expect(bodies.filter((b) => b.includes(token))).toEqual([]);
+    await page.close();
+  });
+
   it('shows the API field errors of a refused registration beside their fields', async () => {
     const page = await signIn(context, t.baseUrl, t.adminKey);
     await page.getByRole('link', { name: 'Register', exact: true }).click();
@@ -324,6 +364,12 @@ describeBrowser(title, () => {
     await shot(page, 'servers');
     await page.setViewportSize({ width: 390, height: 844 });
     await shot(page, 'servers-phone', false);
+    // At phone width nothing is wider than the screen (the table becomes a list).
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.goto(`${t.baseUrl}/#/servers/${await serverIdByName(t, 'everything')}`);
+    await page.getByRole('heading', { name: 'Identity' }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot(page, 'server-phone', false);
     const report = { servers: seeded, seedMs, rowsOnPage: rows, firstRowMs, nextPageMs, filterMs };
     process.stdout.write(`console: 10,000 servers in the browser: ${JSON.stringify(report)}\n`);
     expect(rows).toBe(50);
