@@ -1,5 +1,5 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { DiscoveryStateRepository, DiscoverySubject, ToolChanges } from '@app/database';
+import { DiscoveryStateRepository, DiscoverySubject, DiscoverySuccess, ToolChanges } from '@app/database';
 import { ServerRecord, TransportType } from '@app/domain';
 import {
   ByteBudget,
@@ -18,6 +18,7 @@ import type { DiscoveryTrigger } from '@app/queue';
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { storableField, storableJson, storableText, UncleanableError, uncleanableFailure } from './discovered-text';
 import { DISCOVERY_LIMITS } from './discovery.tokens';
 import { countItems, DEFAULT_LISTING_LIMITS, listAllTools, ListingLimits } from './tool-lister';
 import { ToolChangeWatcher } from './tool-change-watcher';
@@ -67,6 +68,19 @@ function lastLine(text: string | undefined): string | undefined {
   const last = lines[lines.length - 1];
   if (!last) return undefined;
   return last.length > 200 ? last.slice(0, 200) + '…' : last;
+}
+
+/**
+ * A result the database did not take. Values it cannot hold are cleaned before they are written, so a data
+ * exception (SQLSTATE class 22) is a value that escaped the cleaning: permanent, since the same answer would
+ * be refused again. Anything else (the database unreachable, a lock timeout) is worth another attempt.
+ */
+function recordingFailure(err: unknown): McpFailure {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code === 'string' && code.startsWith('22')) {
+    return new McpFailure(McpFailureCode.ProtocolViolation, `the server's answer holds a value the database cannot store (SQLSTATE ${code})`);
+  }
+  return new McpFailure(McpFailureCode.DependencyUnavailable, `the result could not be recorded: the database did not answer or refused it${typeof code === 'string' ? ` (${code})` : ''}`);
 }
 
 function sleep(ms: number): Promise<void> {
@@ -183,7 +197,8 @@ export class DiscoveryService implements OnModuleDestroy {
         streamableHttpTransport: (t) => new PooledHttpTransport(t.url, { headers: t.headers, lookup: t.lookup, budget }),
         onStderr: (read) => (readStderr = read),
       });
-      const ctx = { signal: deadline.signal, timeoutMs, limits: this.limits, onPhase: (p: string) => (phase = p) };
+      const redact = redactor(secrets);
+      const ctx = { signal: deadline.signal, timeoutMs, limits: this.limits, onPhase: (p: string) => (phase = p), redact };
       const listing = await listAllTools(session, ctx);
       const caps = session.capabilities;
       const resourceCount = caps.resources ? await countItems(session, 'resources/list', 'resources', ctx) : null;
@@ -191,22 +206,30 @@ export class DiscoveryService implements OnModuleDestroy {
       clearTimeout(timer);
       const durationMs = Date.now() - started;
       const info = session.serverInfo;
-      const recorded = await this.state.succeed(server.id, this.owner, claimedAt, {
-        runId,
-        identity: {
-          serverName: info.name ?? null,
-          serverTitle: info.title ?? null,
-          serverVersion: info.version ?? null,
-          protocolVersion: session.protocolVersion ?? null,
-          instructions: session.instructions ?? null,
-          capabilities: caps,
+      // What the server said about itself, cleaned of what PostgreSQL cannot store and of its own secrets.
+      let identity: DiscoverySuccess['identity'];
+      try {
+        identity = {
+          serverName: storableField(info.name, redact),
+          serverTitle: storableField(info.title, redact),
+          serverVersion: storableField(info.version, redact),
+          protocolVersion: storableField(session.protocolVersion, redact),
+          instructions: storableField(session.instructions, redact),
+          capabilities: storableJson(caps, 'capabilities', redact) as DiscoverySuccess['identity']['capabilities'],
           resourceCount,
           promptCount,
-        },
+        };
+      } catch (err) {
+        throw err instanceof UncleanableError ? uncleanableFailure(err) : err;
+      }
+      phase = 'recording the result';
+      const recorded = await this.state.succeed(server.id, this.owner, claimedAt, {
+        runId,
+        identity,
         tools: listing.tools,
-        dropped: listing.dropped,
+        dropped: storableJson(listing.dropped, 'dropped', redact) as DiscoverySuccess['dropped'],
         durationMs,
-        stderr: readStderr?.() || null,
+        stderr: storableField(readStderr?.() || null),
         nextDiscoveryAt: nextDiscoveryAt(server, this.config.discovery.intervalSeconds),
         // The platform's servers are not counted against any tenant.
         toolQuota: server.tenantId ? { tenantId: server.tenantId, maxTools: this.config.tenantLimits.maxTools } : undefined,
@@ -232,7 +255,7 @@ export class DiscoveryService implements OnModuleDestroy {
       clearTimeout(timer);
       const durationMs = Date.now() - started;
       const failure = budget.exceeded ? budget.failure() : this.explain(err, deadline.signal, session, phase, secrets);
-      const stderr = readStderr?.() || null;
+      const stderr = storableField(readStderr?.() || null);
       // Credentials the registry obtains itself (Pipedream's token) may have been revoked before their expiry:
       // refused, they are dropped, and the next attempt, with fresh ones, decides.
       const refused = failure.code === McpFailureCode.Unauthorized && refuseCredentials?.() === true;
@@ -243,6 +266,7 @@ export class DiscoveryService implements OnModuleDestroy {
         reason += `; the last line on its stderr: ${tail}`;
       }
       if (!final) reason = `attempt ${attempt.attempt} of ${attempt.maxAttempts} failed: ${reason}; trying again`;
+      reason = redactor(secrets)(storableText(reason));
       const recorded = await this.state.fail(server.id, this.owner, claimedAt, {
         runId,
         reason,
@@ -291,6 +315,7 @@ export class DiscoveryService implements OnModuleDestroy {
     if (signal.aborted && signal.reason instanceof McpFailure) return signal.reason;
     const fromTransport = session?.transportFailure();
     if (fromTransport) return fromTransport;
+    if (phase === 'recording the result' && !(err instanceof McpFailure)) return recordingFailure(err);
     return classifyError(err, phase, redactor(secrets));
   }
 

@@ -1,6 +1,7 @@
 import type { DroppedTool, StoredTool } from '@app/database';
 import type { ToolDefinition } from '@app/domain';
 import { createHash } from 'node:crypto';
+import { Redact, storableJson, storableText, UncleanableError } from './discovered-text';
 
 /** The largest single tool definition kept (canonical JSON); a bigger one is dropped, not truncated. */
 export const MAX_TOOL_BYTES = 256 * 1024;
@@ -74,7 +75,11 @@ export function checkTool(raw: unknown): ToolCheck {
 /** How many dropped tools are described on a run; beyond that they are only counted. */
 export const MAX_DROPPED_REPORTED = 100;
 
-/** Collects kept and dropped tools across pages: duplicates by name are dropped after the first. */
+/**
+ * Collects kept and dropped tools across pages: duplicates by name are dropped after the first. Each entry is
+ * cleaned (U+0000 and lone surrogates removed from every string and key) and redacted of the server's secrets
+ * before it is checked, so what is kept, hashed and compared is what is stored.
+ */
 export class ToolCollector {
   readonly tools: StoredTool[] = [];
   readonly dropped: DroppedTool[] = [];
@@ -82,9 +87,20 @@ export class ToolCollector {
   listed = 0;
   private readonly seen = new Map<string, number>();
 
+  constructor(private readonly redact: Redact = (t) => t) {}
+
   add(raw: unknown): void {
     const index = this.listed++;
-    const check = checkTool(raw);
+    let cleaned: unknown;
+    try {
+      cleaned = storableJson(raw, `tools[${index}]`, this.redact);
+    } catch (err) {
+      if (!(err instanceof UncleanableError)) throw err;
+      const name = (raw as { name?: unknown } | null)?.name;
+      this.drop({ index, name: typeof name === 'string' ? this.redact(storableText(name)).slice(0, 64) : undefined, reason: `${err.field} ${err.why}` });
+      return;
+    }
+    const check = checkTool(cleaned);
     if (!check.ok) {
       this.drop({ index, name: check.name, reason: check.reason });
       return;

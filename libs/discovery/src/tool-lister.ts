@@ -1,5 +1,6 @@
 import type { DroppedTool, StoredTool } from '@app/database';
 import { McpFailure, McpFailureCode, McpSession } from '@app/mcp';
+import type { Redact } from './discovered-text';
 import { ToolCollector } from './tool-definition';
 
 /** How much of a server's listing the registry reads before it stops with an error. */
@@ -18,6 +19,8 @@ export interface ListingContext {
   limits: ListingLimits;
   /** Told what is under way, for the message of a failure ("tools/list page 3"). */
   onPhase(phase: string): void;
+  /** Removes the server's own secrets from what it lists (none given: nothing to remove). */
+  redact?: Redact;
 }
 
 export interface ToolListing {
@@ -57,7 +60,7 @@ async function* pages(
 
 /** Lists every tool, each checked on its own; a malformed tool is dropped and reported, the others kept. */
 export async function listAllTools(session: McpSession, ctx: ListingContext): Promise<ToolListing> {
-  const collector = new ToolCollector();
+  const collector = new ToolCollector(ctx.redact);
   let count = 0;
   for await (const { page, result } of pages(session, 'tools/list', ctx)) {
     count = page;

@@ -1,0 +1,24 @@
+import { MAX_DISCOVERED_DEPTH, storableJson, storableText, UncleanableError } from './discovered-text';
+
+describe('discovered text made storable', () => {
+  it('removes U+0000 and lone surrogates, keeping surrogate pairs', () => {
+    expect(storableText('a\u0000b')).toBe('ab');
+    expect(storableText('\ud800x\udc00y\udbff')).toBe('xy');
+    expect(storableText('pair \ud83d\ude00 kept')).toBe('pair \ud83d\ude00 kept');
+    expect(storableText('\udc00\ud800')).toBe('');
+  });
+
+  it('cleans strings and keys at every depth, and redacts what is left', () => {
+    const value = { 'k\u0000': ['x\u0000', { deep: 'tok-secret\ud800' }], n: 1, b: true, z: null };
+    expect(storableJson(value, 'v', (t) => t.split('tok-secret').join('[redacted]'))).toEqual({ k: ['x', { deep: '[redacted]' }], n: 1, b: true, z: null });
+  });
+
+  it('refuses, naming the field, keys that become one and nesting past the bound', () => {
+    expect(() => storableJson({ p: { a: 1, 'a\u0000': 2 } }, 'tools[0].inputSchema')).toThrow(
+      new UncleanableError('tools[0].inputSchema.p', 'has two keys that are the same once cleaned ("a")'),
+    );
+    let deep: unknown = 'x';
+    for (let i = 0; i < MAX_DISCOVERED_DEPTH + 1; i++) deep = [deep];
+    expect(() => storableJson(deep, 'capabilities')).toThrow(UncleanableError);
+  });
+});
