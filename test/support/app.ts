@@ -90,7 +90,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logger = createLogger(config.logLevel, 'test', sink);
   const runtime = await startRuntime(config.workerEnabled ? 'all' : 'api', config, logger);
   const app = await createApiApp(runtime, [...(config.workerEnabled ? [WorkerModule.forRoot()] : []), ...(options.modules ?? [])]);
-  await app.listen(0, '127.0.0.1');
+  // PORT 0 (the tests' default) is any free port; a test that needs to know it first (PUBLIC_URL) gives one.
+  await app.listen(config.port, '127.0.0.1');
   const port = (app.getHttpServer().address() as { port: number }).port;
   const baseUrl = `http://127.0.0.1:${port}`;
   let closed = false;

@@ -6,12 +6,13 @@ import { AnswerCacheModule } from './common/answer-cache.module';
 import { JsonBodyMiddleware } from './common/json-body.middleware';
 import { IntegrationModule } from './integrations/integration.module';
 import { ServerInfoModule } from './llm/server-info.module';
+import { OAuthApiModule } from './oauth/oauth-api.module';
 import { ServerModule } from './servers/server.module';
 import { TenantModule } from './tenants/tenant.module';
 
 /** The registry's REST and RPC API: keys and tenants, servers by kind, integrations, the audit log. */
 @Module({
-  imports: [DatabaseModule, AnswerCacheModule, AuthModule, AuditModule, TenantModule, ServerModule, IntegrationModule, ServerInfoModule],
+  imports: [DatabaseModule, AnswerCacheModule, AuthModule, AuditModule, TenantModule, ServerModule, IntegrationModule, ServerInfoModule, OAuthApiModule],
 })
 export class RegistryApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

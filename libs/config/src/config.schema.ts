@@ -51,6 +51,19 @@ const httpUrl = z
     }
   }, 'must be an http(s) URL');
 
+/** The registry's external base URL: an origin with an optional path, no query, fragment or credentials. */
+const publicUrl = z
+  .string()
+  .trim()
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && !u.search && !u.hash && !u.username && !u.password;
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL without query, fragment, user name or password');
+
 const base64Key = z
   .string()
   .trim()
@@ -110,6 +123,8 @@ export const envSchema = z.object({
   /** A worker process serves /metrics and /health/live on this port (unset: no HTTP). */
   WORKER_METRICS_PORT: int(1, 65535).optional(),
   /** Host names (besides the loopback ones) that requests to /mcp may name in their Host header. */
+  /** The registry's external base URL (OAuth redirects, its client metadata document). */
+  PUBLIC_URL: publicUrl.optional(),
   ALLOWED_HOSTS: z
     .string()
     .refine((v) => v.split(',').every((h) => /^[a-z0-9.:[\]-]*$/i.test(h.trim())), 'must be a comma-separated list of host names')

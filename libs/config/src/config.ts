@@ -59,6 +59,11 @@ export interface AppConfig {
   call: { timeoutMs: number; maxTimeoutMs: number; rateLimitPerMinute: number };
   corsOrigins: string[];
   workerMetricsPort?: number;
+  /**
+   * The registry's external base URL without a trailing slash (PUBLIC_URL, default `http://HOST:PORT`): OAuth's
+   * redirect URI is `{publicUrl}/oauth/callback` and its client metadata document `{publicUrl}/oauth/client-metadata.json`.
+   */
+  publicUrl: string;
   /** Host names /mcp accepts in the Host header besides the loopback ones (DNS rebinding protection). */
   allowedHosts: string[];
 }
@@ -213,10 +218,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
 
   const callTimeoutMs = e.CALL_TIMEOUT_MS ?? 60_000;
   const concurrency = e.DISCOVERY_CONCURRENCY ?? 16;
+  const host = e.HOST ?? '127.0.0.1';
+  const port = e.PORT ?? 3000;
+  const publicUrl = (e.PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
   return {
     nodeEnv,
-    port: e.PORT ?? 3000,
-    host: e.HOST ?? '127.0.0.1',
+    port,
+    host,
     databaseUrl: e.DATABASE_URL,
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS ?? true,
     redisUrl: e.REDIS_URL,
@@ -255,5 +263,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     corsOrigins: list(e.CORS_ORIGINS),
     workerMetricsPort: e.WORKER_METRICS_PORT,
     allowedHosts: list(e.ALLOWED_HOSTS).map((h) => h.toLowerCase()),
+    publicUrl,
   };
 }

@@ -34,26 +34,36 @@ export class CredentialsCipher {
   }
 
   encrypt(credentials: ServerCredentials, serverId: string): string {
+    return this.seal(credentials, serverId);
+  }
+
+  decrypt(envelope: string, serverId: string): ServerCredentials {
+    return this.open<ServerCredentials>(envelope, serverId);
+  }
+
+  /** Any JSON value (OAuth tokens, a client secret, a PKCE verifier) sealed like credentials, bound to `boundTo`. */
+  seal(value: unknown, boundTo: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.current.key, iv);
-    cipher.setAAD(Buffer.from(serverId));
-    const plaintext = Buffer.from(JSON.stringify(credentials), 'utf8');
+    cipher.setAAD(Buffer.from(boundTo));
+    const plaintext = Buffer.from(JSON.stringify(value), 'utf8');
     const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
     const tag = cipher.getAuthTag();
     return [VERSION, this.current.id, iv.toString('base64url'), tag.toString('base64url'), ciphertext.toString('base64url')].join('.');
   }
 
-  decrypt(envelope: string, serverId: string): ServerCredentials {
+  /** Opens what seal() wrote for the same `boundTo`. */
+  open<T>(envelope: string, boundTo: string): T {
     const parts = envelope.split('.');
     if (parts.length !== 5 || parts[0] !== VERSION) throw new CredentialsDecryptError('stored credentials have an unknown format');
     const key = this.keys.get(parts[1]);
     if (!key) throw new CredentialsDecryptError(`stored credentials were encrypted with key ${parts[1]}, which is not configured`);
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(parts[2], 'base64url'));
-      decipher.setAAD(Buffer.from(serverId));
+      decipher.setAAD(Buffer.from(boundTo));
       decipher.setAuthTag(Buffer.from(parts[3], 'base64url'));
       const plaintext = Buffer.concat([decipher.update(Buffer.from(parts[4], 'base64url')), decipher.final()]);
-      return JSON.parse(plaintext.toString('utf8')) as ServerCredentials;
+      return JSON.parse(plaintext.toString('utf8')) as T;
     } catch {
       throw new CredentialsDecryptError('stored credentials could not be decrypted (wrong key or tampered)');
     }

@@ -3,11 +3,12 @@ import { ApiKeyRepository } from './repositories/api-key.repository';
 import { AuditRepository } from './repositories/audit.repository';
 import { DiscoveryRunRepository } from './repositories/discovery-run.repository';
 import { DiscoveryStateRepository } from './repositories/discovery-state.repository';
+import { OAuthRepository } from './repositories/oauth.repository';
 import { ServerRepository } from './repositories/server.repository';
 import { TenantRepository } from './repositories/tenant.repository';
 import { ToolRepository } from './repositories/tool.repository';
 
-const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, DiscoveryRunRepository, DiscoveryStateRepository];
+const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, DiscoveryRunRepository, DiscoveryStateRepository, OAuthRepository];
 
 /** The repositories, on the process's one PrismaClient (the PRISMA token comes from the platform module). */
 @Global()

@@ -11,6 +11,16 @@ export { TenantRepository, TenantRecord, TenantLimitOverrides } from './reposito
 export { ApiKeyRepository, ApiKeyRecord } from './repositories/api-key.repository';
 export { ServerRepository, ServerCreate, ServerChange, ServerFilter, ServerQuota, StoredCredentials } from './repositories/server.repository';
 export { AuditRepository, AuditEventInput, AuditEventRecord, AuditActorType, AuditFilter } from './repositories/audit.repository';
+export {
+  OAuthRepository,
+  OAuthClientRecord,
+  ServerOAuthRecord,
+  ServerOAuthConfigRecord,
+  OAuthRequestRecord,
+  TokenWrite,
+  StatusWrite,
+} from './repositories/oauth.repository';
+export { toAuthorizationView } from './repositories/server.mapper';
 export { ToolRepository, StoredTool, ToolChanges } from './repositories/tool.repository';
 export { DiscoveryRunRepository, DiscoveryRunRecord, DroppedTool, DiscoveryRunEnd } from './repositories/discovery-run.repository';
 export {

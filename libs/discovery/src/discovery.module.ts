@@ -1,5 +1,6 @@
 import { DatabaseModule } from '@app/database';
 import { McpModule } from '@app/mcp';
+import { OAuthModule } from '@app/oauth';
 import { Module } from '@nestjs/common';
 import { DiscoveryScheduler } from './discovery-scheduler';
 import { DiscoveryService } from './discovery.service';
@@ -7,7 +8,7 @@ import { ToolChangeWatcher } from './tool-change-watcher';
 
 /** Discovery: one attempt at a time (the service), the sweeps (the scheduler) and the list-changed watches. */
 @Module({
-  imports: [DatabaseModule, McpModule],
+  imports: [DatabaseModule, McpModule, OAuthModule],
   providers: [DiscoveryService, DiscoveryScheduler, ToolChangeWatcher],
   exports: [DiscoveryService, DiscoveryScheduler, ToolChangeWatcher],
 })

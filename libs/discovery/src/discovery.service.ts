@@ -4,6 +4,7 @@ import { ServerRecord, TransportType } from '@app/domain';
 import {
   ByteBudget,
   classifyError,
+  ConnectionTarget,
   ConnectionTargetResolver,
   McpConnector,
   McpFailure,
@@ -183,20 +184,29 @@ export class DiscoveryService implements OnModuleDestroy {
     let adopted = false;
     const budget = new ByteBudget(this.limits.maxBytes);
     try {
+      const connect = async (target: ConnectionTarget) => {
+        secrets = target.secrets;
+        if (target.transport === 'streamable-http' || target.transport === 'sse') refuseCredentials = target.refuseCredentials;
+        phase = 'initialize';
+        return this.connector.connect(target, {
+          signal: deadline.signal,
+          budget,
+          requestTimeoutMs: timeoutMs,
+          serverMessages: false,
+          lastProtocolVersion: server.protocolVersion,
+          // Node's own HTTP client for Streamable HTTP: a discovery costs a third of the CPU it costs through fetch.
+          streamableHttpTransport: (t) => new PooledHttpTransport(t.url, { headers: t.headers, lookup: t.lookup, budget, onChallenge: t.oauth?.record }),
+          onStderr: (read) => (readStderr = read),
+        });
+      };
       const target = await this.resolver.resolve(server, subject.credentials);
-      secrets = target.secrets;
-      if (target.transport === 'streamable-http' || target.transport === 'sse') refuseCredentials = target.refuseCredentials;
-      phase = 'initialize';
-      session = await this.connector.connect(target, {
-        signal: deadline.signal,
-        budget,
-        requestTimeoutMs: timeoutMs,
-        serverMessages: false,
-        lastProtocolVersion: server.protocolVersion,
-        // Node's own HTTP client for Streamable HTTP: a discovery costs a third of the CPU it costs through fetch.
-        streamableHttpTransport: (t) => new PooledHttpTransport(t.url, { headers: t.headers, lookup: t.lookup, budget }),
-        onStderr: (read) => (readStderr = read),
-      });
+      try {
+        session = await connect(target);
+      } catch (err) {
+        // Refused for want of OAuth (401, or 403 insufficient_scope): detected, or a token renewed and one more try.
+        if (!(await this.authorizedAgain(err, target, deadline.signal))) throw err;
+        session = await connect(await this.resolver.resolve(server, subject.credentials));
+      }
       const redact = redactor(secrets);
       const ctx = { signal: deadline.signal, timeoutMs, limits: this.limits, onPhase: (p: string) => (phase = p), redact };
       const listing = await listAllTools(session, ctx);
@@ -300,6 +310,23 @@ export class DiscoveryService implements OnModuleDestroy {
     this.closing.add(closed);
     void closed.finally(() => this.closing.delete(closed));
     return closed;
+  }
+
+  /**
+   * After a refused connection, asks upstream OAuth what to do: true when a fresh token is ready (connect once
+   * more); throws the failure to record when the server needs authorization; false to report the refusal as it is.
+   */
+  private async authorizedAgain(err: unknown, target: ConnectionTarget, signal: AbortSignal): Promise<boolean> {
+    if ((target.transport !== 'streamable-http' && target.transport !== 'sse') || !target.oauth || signal.aborted) return false;
+    const failure = classifyError(err, 'initialize', redactor(target.secrets));
+    if (failure.code !== McpFailureCode.Unauthorized && failure.code !== McpFailureCode.Forbidden) return false;
+    const verdict = await target.oauth.refused(failure.httpStatus).catch((e: unknown) => {
+      if (e instanceof McpFailure) return { retry: false as const, failure: e };
+      throw e;
+    });
+    if (verdict.retry) return true;
+    if (verdict.failure) throw verdict.failure;
+    return false;
   }
 
   private unrecorded(status: 'lost' | 'superseded' | 'disabled', serverId: string, durationMs: number): AttemptOutcome {

@@ -32,6 +32,16 @@ export {
   InFlightLimitError,
   ResultTooLargeError,
 } from './errors';
-export { ToolDefinition, ServerCredentials, ServerRecord, Principal, isAdmin } from './server';
+export {
+  ToolDefinition,
+  ServerCredentials,
+  ServerRecord,
+  Principal,
+  isAdmin,
+  AuthorizationStatus,
+  ServerAuthorizationView,
+  OAuthGrant,
+  ServerAuthConfig,
+} from './server';
 export { timeOrderedUuid, canonicalId } from './ids';
 export { textProblem } from './text';

@@ -16,6 +16,30 @@ export interface ServerCredentials {
   headers?: Record<string, string>;
 }
 
+/** Where a server stands with upstream OAuth: none needed, needed and missing, held, or refused on refresh. */
+export type AuthorizationStatus = 'none' | 'required' | 'authorized' | 'expired';
+
+/** A server's upstream authorization as its view shows it: never a token. */
+export interface ServerAuthorizationView {
+  status: AuthorizationStatus;
+  /** The authorization server (its issuer identifier). */
+  issuer?: string;
+  /** The scopes asked for (required) or granted (authorized). */
+  scopes?: string[];
+  /** When the access token held expires (ISO 8601). */
+  expiresAt?: string;
+}
+
+export type OAuthGrant = 'authorization_code' | 'client_credentials';
+
+/** The registration's `auth`, less its secret: a pre-registered client, scopes to ask for, the grant. */
+export interface ServerAuthConfig {
+  clientId?: string;
+  scopes?: string[];
+  grant?: OAuthGrant;
+  hasClientSecret: boolean;
+}
+
 /** A registered server as the registry keeps it (credentials only as a presence flag). */
 export interface ServerRecord {
   id: string;
@@ -52,6 +76,10 @@ export interface ServerRecord {
   nextDiscoveryAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  /** The registration's `auth` (null: none given). */
+  auth?: ServerAuthConfig | null;
+  /** Upstream OAuth as the view shows it (absent: none). */
+  authorization?: ServerAuthorizationView;
 }
 
 /** Who is asking: the platform administrator, or one tenant. Every read and write is scoped by it. */

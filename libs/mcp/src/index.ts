@@ -17,6 +17,15 @@ export { McpConnector, ConnectOptions, CLIENT_INFO, MODERN_VERSIONS, LEGACY_VERS
 export { ConnectionTargetResolver, StoredSecrets } from './connection/connection-target.resolver';
 export { StdioWorkspaces } from './connection/stdio-workspaces';
 export { ConnectionTarget, HttpTarget, StdioTarget, InProcessTarget } from './connection/connection-target';
+export {
+  UpstreamAuthorizer,
+  UpstreamChallenge,
+  RefusalVerdict,
+  HeldToken,
+  TargetAuthorization,
+  UPSTREAM_AUTHORIZER,
+  challengeRecordingFetch,
+} from './connection/upstream-authorizer';
 export { McpSession, ProtocolEra, ServerIdentity, McpRequestOptions, SessionTransport } from './connection/mcp-session';
 export { McpFailure, McpFailureCode, isTransientFailure } from './connection/mcp-failure';
 export { classifyError, redactor, Redactor } from './connection/classify-error';

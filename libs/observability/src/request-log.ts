@@ -37,6 +37,12 @@ export interface RequestLoggingOptions {
   quietPaths?: ReadonlySet<string>;
 }
 
+/** The URL as logged: the query of an OAuth redirect (its authorization code and state) is never written. */
+function loggedUrl(url: string): string {
+  const q = url.indexOf('?');
+  return q !== -1 && url.startsWith('/oauth/') ? `${url.slice(0, q)}?[redacted]` : url;
+}
+
 /**
  * The first middleware of the HTTP application: gives each request its id (the caller's `X-Request-Id`
  * when it is a plain token, a new UUID otherwise), echoes it in the response, runs the rest of the
@@ -53,7 +59,7 @@ export function requestLogging(logger: Logger, options: RequestLoggingOptions = 
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     req.id = id;
     res.setHeader('X-Request-Id', id);
-    const binding: RequestBinding = { id, method: req.method ?? 'GET', url: req.url ?? '/' };
+    const binding: RequestBinding = { id, method: req.method ?? 'GET', url: loggedUrl(req.url ?? '/') };
     const scope: RequestScope = { req: binding, open: true };
     const logged = !quiet.has(binding.url);
     const started = Date.now();

@@ -12,7 +12,7 @@ export enum JobName {
 }
 
 /** Why a discovery was asked for; recorded on the discovery run. */
-export type DiscoveryTrigger = 'registered' | 'updated' | 'manual' | 'scheduled' | 'list-changed' | 'recovered' | 'startup';
+export type DiscoveryTrigger = 'registered' | 'updated' | 'manual' | 'scheduled' | 'list-changed' | 'recovered' | 'startup' | 'authorized';
 
 export interface DiscoverJobData {
   serverId: string;

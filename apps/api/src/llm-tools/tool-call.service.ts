@@ -24,6 +24,7 @@ import {
   detachedSignalFetch,
   PooledHttpTransport,
   redactor,
+  TargetAuthorization,
 } from '@app/mcp';
 import type { CallToolContext, CallToolInput } from '@app/registry';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -36,6 +37,21 @@ import { CatalogServer, ToolCatalogService } from './tool-catalog.service';
 
 /** How long an upstream session may sit unused before it is closed. */
 export const SESSION_IDLE_MS = 60_000;
+
+/** Thrown inside a pooled call whose session must be opened again with a fresh OAuth token (the session is retired). */
+class FreshTokenNeeded extends Error {
+  constructor() {
+    super('the session was opened with an OAuth token that has been renewed since');
+    this.name = 'FreshTokenNeeded';
+  }
+}
+
+/** When a session's OAuth token should be renewed: a quarter of its remaining lifetime before expiry, at most a minute. */
+function staleAt(expiresAt: Date | null): number | undefined {
+  if (!expiresAt) return undefined;
+  const left = expiresAt.getTime() - Date.now();
+  return expiresAt.getTime() - Math.min(60_000, Math.max(0, left / 4));
+}
 
 /** The audit outcome of a call: `ok` and `tool_error` (the tool answered isError) reached the tool. */
 export type CallOutcome = 'ok' | 'tool_error' | 'not_found' | 'not_connected' | 'upstream_error' | 'timeout' | 'cancelled' | 'limit_exceeded' | 'error';
@@ -64,6 +80,8 @@ export class ToolCallService implements OnModuleDestroy {
   private readonly secrets = new WeakMap<McpSession, string[]>();
   /** How to drop the credentials a session was opened with when the server refuses them (see HttpTarget). */
   private readonly refusals = new WeakMap<McpSession, () => boolean>();
+  /** The upstream OAuth side of each session opened with one, and when its token should be renewed. */
+  private readonly authorizations = new WeakMap<McpSession, { oauth: TargetAuthorization; staleAt?: number }>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -148,6 +166,10 @@ export class ToolCallService implements OnModuleDestroy {
     return `${server.id}:${server.generation}${caller}`;
   }
 
+  /**
+   * One call, and once more on a new session when upstream OAuth renewed the token the session carried (it was
+   * about to expire, or the server refused it with 401 mid-call and the refresh succeeded).
+   */
   private async invoke(
     principal: Principal,
     server: CatalogServer,
@@ -155,12 +177,31 @@ export class ToolCallService implements OnModuleDestroy {
     context: CallToolContext,
     allowance: CallAllowance,
   ): Promise<CallToolResult> {
+    try {
+      return await this.invokeOnce(principal, server, input, context, allowance);
+    } catch (err) {
+      if (!(err instanceof FreshTokenNeeded) || context.signal?.aborted) throw err;
+      this.pool.invalidate(this.poolKey(principal, server));
+      return this.invokeOnce(principal, server, input, context, allowance, false);
+    }
+  }
+
+  private async invokeOnce(
+    principal: Principal,
+    server: CatalogServer,
+    input: CallToolInput,
+    context: CallToolContext,
+    allowance: CallAllowance,
+    mayRenew = true,
+  ): Promise<CallToolResult> {
     const { timeoutMs, maxTimeoutMs } = this.config.call;
     const params = { name: input.toolName, arguments: input.arguments ?? {} };
     const result = await this.pool.use(
       this.poolKey(principal, server),
       () => this.open(principal, server),
       async (session) => {
+        const authorization = this.authorizations.get(session);
+        if (mayRenew && authorization?.staleAt !== undefined && Date.now() >= authorization.staleAt) throw new FreshTokenNeeded();
         // The maximum is enforced by aborting the request rather than by the SDK's maxTotalTimeout, because
         // an aborted request is also cancelled upstream (notifications/cancelled): the server stops working on it.
         const stop = new AbortController();
@@ -188,6 +229,9 @@ export class ToolCallService implements OnModuleDestroy {
           const failure = classifyError(err, `tools/call of "${input.toolName}"`, redactor(this.secrets.get(session) ?? []));
           // Refused credentials the registry obtains itself (Pipedream's token): the next session gets fresh ones.
           if (failure.code === McpFailureCode.Unauthorized) this.refusals.get(session)?.();
+          if (mayRenew && authorization && (failure.code === McpFailureCode.Unauthorized || failure.code === McpFailureCode.Forbidden)) {
+            if (await this.authorizedAgain(authorization.oauth, failure)) throw new FreshTokenNeeded();
+          }
           throw failure;
         } finally {
           clearTimeout(deadline);
@@ -222,20 +266,42 @@ export class ToolCallService implements OnModuleDestroy {
     const timeoutMs = this.config.call.timeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
     const refuse = target.transport !== 'stdio' && target.transport !== 'in-process' ? target.refuseCredentials : undefined;
-    const session = await this.connector
-      .connect(target, {
+    const connect = (t: ConnectionTarget) =>
+      this.connector.connect(t, {
         signal: deadline,
         requestTimeoutMs: timeoutMs,
         // Tenant servers are reached only at addresses the outbound policy allows (t.lookup), checked as each connection opens.
-        streamableHttpTransport: (t) => new PooledHttpTransport(t.url, { headers: t.headers, lookup: t.lookup }),
-      })
-      .catch((err: unknown) => {
-        if (err instanceof McpFailure && err.code === McpFailureCode.Unauthorized) refuse?.();
-        throw err;
+        streamableHttpTransport: (h) => new PooledHttpTransport(h.url, { headers: h.headers, lookup: h.lookup, onChallenge: h.oauth?.record }),
       });
+    let session: McpSession;
+    try {
+      session = await connect(target);
+    } catch (err) {
+      if (err instanceof McpFailure && err.code === McpFailureCode.Unauthorized) refuse?.();
+      const oauth = target.transport === 'streamable-http' || target.transport === 'sse' ? target.oauth : undefined;
+      if (!oauth || !(err instanceof McpFailure) || !(await this.authorizedAgain(oauth, err))) throw err;
+      // A fresh token: connected once more with it.
+      target = await this.resolver.resolve(record, stored);
+      if (target.transport !== 'stdio' && target.transport !== 'in-process') target = { ...target, fetch: detachedSignalFetch(target.fetch) };
+      session = await connect(target);
+    }
     this.secrets.set(session, target.secrets);
     if (refuse) this.refusals.set(session, refuse);
+    const oauth = target.transport === 'streamable-http' || target.transport === 'sse' ? target.oauth : undefined;
+    if (oauth) this.authorizations.set(session, { oauth, staleAt: staleAt(oauth.expiresAt) });
     return session;
+  }
+
+  /**
+   * A server refused a call or a connection for want of OAuth: whether upstream OAuth has a fresh token for one
+   * more try. When it has none, the failure it gives (authorization required or expired) is thrown.
+   */
+  private async authorizedAgain(oauth: TargetAuthorization, failure: McpFailure): Promise<boolean> {
+    if (failure.code !== McpFailureCode.Unauthorized && failure.code !== McpFailureCode.Forbidden) return false;
+    const verdict = await oauth.refused(failure.httpStatus);
+    if (verdict.retry) return true;
+    if (verdict.failure) throw verdict.failure;
+    return false;
   }
 
   /** A failure of the upstream as a 502 or 504; a domain error as it is; anything else is a bug and stays one (500). */

@@ -81,6 +81,48 @@ export class CredentialsDto {
   env?: string;
 }
 
+const OAUTH_GRANTS = ['authorization_code', 'client_credentials'] as const;
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/**
+ * Upstream OAuth for a server that requires it. Nothing is needed for most servers: the registry detects
+ * the authorization server, registers itself and asks a person to consent. `clientSecret` is write-only.
+ */
+export class AuthDto {
+  @ApiPropertyOptional({ description: 'A client registered beforehand with the authorization server (used instead of registering one)', example: 'mcp-registry', maxLength: 500 })
+  @IsOptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(500)
+  @Matches(PRINTABLE, { message: 'clientId must not contain control characters' })
+  clientId?: string;
+
+  @ApiPropertyOptional({ description: "Write-only: the pre-registered client's secret (stored encrypted, never returned)", maxLength: 2000 })
+  @IsOptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(2000)
+  @Matches(/^[^\r\n\0]*$/, { message: 'clientSecret must not contain line breaks' })
+  clientSecret?: string;
+
+  @ApiPropertyOptional({ description: 'Scopes to ask for when neither the server challenge nor its metadata names any', type: [String], example: ['repo:read'] })
+  @IsOptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(200, { each: true })
+  @Matches(SCOPE_TOKEN, { each: true, message: 'each scope must be a scope token (printable, no spaces, quotes or backslashes)' })
+  scopes?: string[];
+
+  @ApiPropertyOptional({
+    description: 'authorization_code (default: a person consents) or client_credentials (machine to machine: needs clientId and clientSecret)',
+    enum: OAUTH_GRANTS,
+  })
+  @IsOptionalNotNull()
+  @IsEnum(OAUTH_GRANTS, { message: `grant must be one of ${OAUTH_GRANTS.join(', ')}` })
+  grant?: (typeof OAUTH_GRANTS)[number];
+}
+
 /** The registration fields shared by create and update. */
 class RegistrationFieldsDto {
   @ApiPropertyOptional({ description: 'HTTP(S) endpoint of a remote server (streamable-http, sse)', maxLength: LIMITS.url, nullable: true, type: String })
@@ -123,6 +165,17 @@ class RegistrationFieldsDto {
   @ValidateNested()
   @Type(() => CredentialsDto)
   credentials?: CredentialsDto | null;
+
+  @ApiPropertyOptional({
+    description: 'Upstream OAuth (remote CUSTOM and BUILT_IN servers): a pre-registered client, scopes, the grant; null on update removes it',
+    type: AuthDto,
+    nullable: true,
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AuthDto)
+  auth?: AuthDto | null;
 
   @ApiPropertyOptional({ description: 'Whether the platform discovers and calls the server (default true)' })
   @IsOptionalNotNull()
@@ -233,6 +286,34 @@ export class ListServersQueryDto extends PageQueryDto {
 
 export class DiscoveriesQueryDto extends PageQueryDto {}
 
+export class AuthorizationViewDto {
+  @ApiProperty({ description: 'none: no OAuth needed; required: a person must authorize; authorized: tokens held; expired: a refresh was refused', enum: ['none', 'required', 'authorized', 'expired'] })
+  status!: 'none' | 'required' | 'authorized' | 'expired';
+
+  @ApiPropertyOptional({ description: 'The authorization server (issuer)', example: 'https://auth.example.com' })
+  issuer?: string;
+
+  @ApiPropertyOptional({ description: 'Scopes asked for (required) or granted (authorized)', type: [String] })
+  scopes?: string[];
+
+  @ApiPropertyOptional({ description: 'When the access token held expires', example: '2026-12-02T10:00:00.000Z' })
+  expiresAt?: string;
+}
+
+export class AuthConfigDto {
+  @ApiPropertyOptional({ description: 'The pre-registered client' })
+  clientId?: string;
+
+  @ApiPropertyOptional({ description: 'Scopes to ask for when the server names none', type: [String] })
+  scopes?: string[];
+
+  @ApiPropertyOptional({ enum: OAUTH_GRANTS })
+  grant?: (typeof OAUTH_GRANTS)[number];
+
+  @ApiProperty({ description: 'Whether a client secret is stored (it is never returned)' })
+  hasClientSecret!: boolean;
+}
+
 export class ServerDto {
   @ApiProperty({ description: 'Server id (the serverId of the RPC API)' })
   id!: string;
@@ -263,6 +344,12 @@ export class ServerDto {
 
   @ApiProperty({ description: 'Whether credentials are stored (they are never returned)' })
   hasCredentials!: boolean;
+
+  @ApiProperty({ description: 'Upstream OAuth: where the server stands (never a token)', type: AuthorizationViewDto })
+  authorization!: AuthorizationViewDto;
+
+  @ApiPropertyOptional({ description: "The registration's auth, less its secret", type: AuthConfigDto })
+  auth?: AuthConfigDto;
 
   @ApiProperty({ description: 'Whether the platform discovers and calls it' })
   enabled!: boolean;

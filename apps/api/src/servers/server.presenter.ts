@@ -32,6 +32,8 @@ export function toServerDto(s: ServerRecord, principal: Principal): ServerDto {
     ...(seesEnv ? { env: s.env } : {}),
     headers: s.headers,
     hasCredentials: s.hasCredentials,
+    authorization: s.authorization ?? { status: 'none' },
+    ...(s.auth ? { auth: s.auth } : {}),
     enabled: s.enabled,
     metadata: s.metadata,
     discoveryIntervalSeconds: s.discoveryIntervalSeconds,

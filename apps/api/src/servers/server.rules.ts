@@ -143,6 +143,40 @@ export function credentialsErrors(kind: ServerKind, creds: CredentialsInput | nu
   return errors;
 }
 
+/** The registration's `auth` as given (see AuthDto). */
+export interface AuthInput {
+  clientId?: string;
+  clientSecret?: string;
+  scopes?: string[];
+  grant?: 'authorization_code' | 'client_credentials';
+}
+
+/** Upstream OAuth is for remote CUSTOM and BUILT_IN servers; the client credentials grant needs a client and its secret. */
+export function authErrors(kind: ServerKind, transport: string, auth: AuthInput | null | undefined): FieldError[] {
+  if (!auth) return [];
+  const errors: FieldError[] = [];
+  if (kind !== ServerKind.CUSTOM && kind !== ServerKind.BUILT_IN) errors.push({ field: 'auth', message: 'only CUSTOM and BUILT_IN servers use upstream OAuth' });
+  if (transport !== 'streamable-http' && transport !== 'sse') errors.push({ field: 'auth', message: 'only remote servers (streamable-http, sse) use upstream OAuth' });
+  if (auth.clientSecret !== undefined && auth.clientId === undefined) errors.push({ field: 'auth.clientSecret', message: 'needs auth.clientId' });
+  if (auth.grant === 'client_credentials') {
+    if (auth.clientId === undefined) errors.push({ field: 'auth.clientId', message: 'the client_credentials grant needs a pre-registered client' });
+    if (auth.clientSecret === undefined) errors.push({ field: 'auth.clientSecret', message: 'the client_credentials grant needs the client secret' });
+  }
+  return errors;
+}
+
+/** Splits `auth` into what is stored as it is and the secret to encrypt. */
+export function splitAuth(auth: AuthInput): { config: { clientId?: string; scopes?: string[]; grant?: string }; secret: string | null } {
+  return {
+    config: {
+      ...(auth.clientId !== undefined ? { clientId: auth.clientId } : {}),
+      ...(auth.scopes !== undefined ? { scopes: [...new Set(auth.scopes)] } : {}),
+      ...(auth.grant !== undefined ? { grant: auth.grant } : {}),
+    },
+    secret: auth.clientSecret ?? null,
+  };
+}
+
 /** Splits credentials into what is encrypted and what is kept as an environment reference. */
 export function splitCredentials(creds: CredentialsInput): { secret: ServerCredentials | null; env: string | null } {
   if (creds.env !== undefined) return { secret: null, env: creds.env };

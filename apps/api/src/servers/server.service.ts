@@ -47,10 +47,12 @@ import {
   assertNoFieldErrors,
   assertOwnerOrAdmin,
   assertWritable,
+  authErrors,
   connectionErrors,
   credentialsErrors,
   INTEGRATION_MUTABLE,
   resolveCreateTarget,
+  splitAuth,
   splitCredentials,
 } from './server.rules';
 import { assertOutboundAllowed } from './server-secrets';
@@ -60,7 +62,7 @@ const QUEUED = 'discovery queued';
 const OUTBOUND_CHECKS_AT_ONCE = 8;
 const DISABLED = 'disabled';
 /** Fields whose change means the server must be discovered again. */
-const CONNECTION_FIELDS = ['transport', 'url', 'command', 'args', 'env', 'headers', 'credentials'] as const;
+const CONNECTION_FIELDS = ['transport', 'url', 'command', 'args', 'env', 'headers', 'credentials', 'auth'] as const;
 
 function cleanName(name: string): string {
   const trimmed = name.trim();
@@ -182,11 +184,16 @@ export class ServerService {
       if (!exists) throw new InvalidInputError('tenantId: no such tenant', [{ field: 'tenantId', message: 'no such tenant' }]);
     }
     const connection = { transport: dto.transport, url: dto.url ?? null, command: dto.command ?? null, args: dto.args ?? [], env: dto.env ?? {} };
-    assertNoFieldErrors([...connectionErrors(kind, connection), ...credentialsErrors(kind, dto.credentials, this.config.credentialEnvAllow)]);
+    assertNoFieldErrors([
+      ...connectionErrors(kind, connection),
+      ...credentialsErrors(kind, dto.credentials, this.config.credentialEnvAllow),
+      ...authErrors(kind, connection.transport, dto.auth),
+    ]);
     if (checkOutbound && kind === ServerKind.CUSTOM && connection.url) await assertOutboundAllowed(this.outbound, connection.url);
 
     const id = timeOrderedUuid();
     const creds = dto.credentials ? splitCredentials(dto.credentials) : { secret: null, env: null };
+    const auth = dto.auth ? splitAuth(dto.auth) : undefined;
     const enabled = dto.enabled ?? true;
     return {
       id,
@@ -205,6 +212,7 @@ export class ServerService {
       status: enabled ? ServerStatus.DISCOVERING : ServerStatus.DISCONNECTED,
       statusReason: enabled ? QUEUED : DISABLED,
       discoveryRequestedAt: enabled ? new Date() : null,
+      ...(auth ? { oauthConfig: auth.config, oauthClientSecretCipher: auth.secret ? this.cipher.seal(auth.secret, id) : null } : {}),
     };
   }
 
@@ -246,7 +254,11 @@ export class ServerService {
       args: dto.args ?? server.args,
       env: dto.env ?? server.env,
     };
-    assertNoFieldErrors([...connectionErrors(server.kind, connection), ...credentialsErrors(server.kind, dto.credentials, this.config.credentialEnvAllow)]);
+    assertNoFieldErrors([
+      ...connectionErrors(server.kind, connection),
+      ...credentialsErrors(server.kind, dto.credentials, this.config.credentialEnvAllow),
+      ...authErrors(server.kind, connection.transport, dto.auth),
+    ]);
     const reached = connection.url !== server.url || connection.transport !== server.transport;
     if (server.kind === ServerKind.CUSTOM && connection.url && reached) await assertOutboundAllowed(this.outbound, connection.url);
 
@@ -268,6 +280,14 @@ export class ServerService {
       const creds = splitCredentials(dto.credentials);
       change.credentialsCipher = creds.secret ? this.cipher.encrypt(creds.secret, server.id) : null;
       change.credentialsEnv = creds.env;
+    }
+    if (dto.auth === null) {
+      change.oauthConfig = null;
+      change.oauthClientSecretCipher = null;
+    } else if (dto.auth !== undefined) {
+      const auth = splitAuth(dto.auth);
+      change.oauthConfig = auth.config;
+      change.oauthClientSecretCipher = auth.secret ? this.cipher.seal(auth.secret, server.id) : null;
     }
 
     const enabled = dto.enabled ?? server.enabled;
@@ -359,7 +379,13 @@ function createdEntry(server: ServerCreate) {
     resourceType: 'server' as const,
     resourceId: server.id,
     tenantId: server.tenantId,
-    detail: { name: server.name, kind: server.kind, transport: server.transport, hasCredentials: server.credentialsCipher !== null || server.credentialsEnv !== null },
+    detail: {
+      name: server.name,
+      kind: server.kind,
+      transport: server.transport,
+      hasCredentials: server.credentialsCipher !== null || server.credentialsEnv !== null,
+      ...(server.oauthConfig ? { auth: { ...server.oauthConfig, hasClientSecret: !!server.oauthClientSecretCipher } } : {}),
+    },
   };
 }
 

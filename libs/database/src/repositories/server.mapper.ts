@@ -1,4 +1,4 @@
-import { ServerKind, ServerRecord, ServerStatus, TransportType } from '@app/domain';
+import { OAuthGrant, ServerAuthConfig, ServerAuthorizationView, ServerKind, ServerRecord, ServerStatus, TransportType } from '@app/domain';
 import type { Server, Transport as DbTransport } from '../generated/prisma/client';
 
 const TO_DB: Record<TransportType, DbTransport> = {
@@ -32,6 +32,31 @@ function stringRecord(value: unknown): Record<string, string> {
 
 function objectOrNull(value: unknown): Record<string, unknown> | null {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+const AUTHORIZATION_STATUSES = new Set(['none', 'required', 'authorized', 'expired']);
+
+/** The stored view of a server's upstream authorization, read defensively (it is JSON). */
+export function toAuthorizationView(value: unknown): ServerAuthorizationView {
+  const v = objectOrNull(value);
+  if (!v || typeof v.status !== 'string' || !AUTHORIZATION_STATUSES.has(v.status)) return { status: 'none' };
+  return {
+    status: v.status as ServerAuthorizationView['status'],
+    ...(typeof v.issuer === 'string' ? { issuer: v.issuer } : {}),
+    ...(Array.isArray(v.scopes) ? { scopes: v.scopes.filter((x): x is string => typeof x === 'string') } : {}),
+    ...(typeof v.expiresAt === 'string' ? { expiresAt: v.expiresAt } : {}),
+  };
+}
+
+function toAuthConfig(value: unknown, secretCipher: string | null | undefined): ServerAuthConfig | null {
+  const v = objectOrNull(value);
+  if (!v) return null;
+  return {
+    ...(typeof v.clientId === 'string' ? { clientId: v.clientId } : {}),
+    ...(Array.isArray(v.scopes) ? { scopes: v.scopes.filter((x): x is string => typeof x === 'string') } : {}),
+    ...(v.grant === 'authorization_code' || v.grant === 'client_credentials' ? { grant: v.grant as OAuthGrant } : {}),
+    hasClientSecret: !!secretCipher,
+  };
 }
 
 /** A server row as the domain sees it: credentials reduced to whether there are any. */
@@ -70,6 +95,8 @@ export function toServerRecord(row: Server): ServerRecord {
     nextDiscoveryAt: row.nextDiscoveryAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    auth: toAuthConfig(row.oauthConfig, row.oauthClientSecretCipher),
+    authorization: toAuthorizationView(row.oauthView),
   };
 }
 
@@ -81,4 +108,5 @@ export const SERVER_COLUMNS = `id, tenant_id AS "tenantId", owner_scope AS "owne
   protocol_version AS "protocolVersion", instructions, capabilities, tool_count AS "toolCount", resource_count AS "resourceCount",
   prompt_count AS "promptCount", discovery_requested_at AS "discoveryRequestedAt", last_discovered_at AS "lastDiscoveredAt",
   next_discovery_at AS "nextDiscoveryAt", discovery_lease_owner AS "discoveryLeaseOwner", discovery_lease_until AS "discoveryLeaseUntil",
-  created_at AS "createdAt", updated_at AS "updatedAt"`;
+  created_at AS "createdAt", updated_at AS "updatedAt", oauth_config AS "oauthConfig",
+  oauth_client_secret_cipher AS "oauthClientSecretCipher", oauth_view AS "oauthView"`;

@@ -11,6 +11,7 @@ import type { FetchLike } from './byte-budget';
 import { ConnectionTarget, HttpTarget } from './connection-target';
 import { McpFailure, McpFailureCode } from './mcp-failure';
 import { StdioWorkspaces } from './stdio-workspaces';
+import { challengeRecordingFetch, TargetAuthorization, UPSTREAM_AUTHORIZER, UpstreamAuthorizer } from './upstream-authorizer';
 
 /** The stored secret material of a server, as the database keeps it. */
 export interface StoredSecrets {
@@ -46,6 +47,7 @@ export class ConnectionTargetResolver {
     private readonly inProcess: InProcessServers,
     private readonly workspaces: StdioWorkspaces,
     @Optional() @Inject(OUTBOUND_LOOKUP) lookup?: LookupAll,
+    @Optional() @Inject(UPSTREAM_AUTHORIZER) private readonly authorizer?: UpstreamAuthorizer,
   ) {
     this.cipher = new CredentialsCipher(config.credentialsKey, config.previousCredentialsKeys);
     this.policy = new OutboundPolicy(config.outboundAllow, { lookup });
@@ -186,7 +188,39 @@ export class ConnectionTargetResolver {
       fetch = this.policyFetch;
       lookup = this.policyLookup;
     }
-    const target: HttpTarget = { transport, url, headers, fetch, ...(lookup ? { lookup } : {}), ...(refuseCredentials ? { refuseCredentials } : {}), secrets };
+    let oauth: TargetAuthorization | undefined;
+    if (this.authorizer && (server.kind === ServerKind.CUSTOM || server.kind === ServerKind.BUILT_IN)) {
+      // An OAuth token held for the server replaces a static Authorization header: it is what the server asked for.
+      oauth = await this.authorization(server, fetch, this.authorizer);
+      if (oauth.token) {
+        headers.authorization = `Bearer ${oauth.token}`;
+        secrets.push(oauth.token);
+      }
+      fetch = challengeRecordingFetch(fetch, oauth.record);
+    }
+    const target: HttpTarget = {
+      transport,
+      url,
+      headers,
+      fetch,
+      ...(lookup ? { lookup } : {}),
+      ...(refuseCredentials ? { refuseCredentials } : {}),
+      ...(oauth ? { oauth } : {}),
+      secrets,
+    };
     return target;
+  }
+
+  private async authorization(server: ServerRecord, fetch: FetchLike, authorizer: UpstreamAuthorizer): Promise<TargetAuthorization> {
+    const held = await authorizer.tokenFor(server, fetch);
+    const oauth: TargetAuthorization = {
+      token: held?.accessToken,
+      expiresAt: held?.expiresAt ?? null,
+      record: (status, header) => {
+        oauth.lastChallenge = { status, header };
+      },
+      refused: (status) => authorizer.refused(server, oauth.lastChallenge ?? { status: status ?? 401, header: null }, held?.accessToken, fetch),
+    };
+    return oauth;
   }
 }

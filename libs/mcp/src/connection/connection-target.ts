@@ -1,6 +1,7 @@
 import type { LookupFunction } from 'node:net';
 import type { InProcessServerDefinition } from '../in-process/in-process-servers';
 import type { FetchLike } from './byte-budget';
+import type { TargetAuthorization } from './upstream-authorizer';
 
 /**
  * Everything needed to open one connection to a server, credentials already
@@ -24,6 +25,8 @@ export interface HttpTarget {
    * another attempt.
    */
   refuseCredentials?: () => boolean;
+  /** Upstream OAuth for CUSTOM and BUILT_IN servers (when the OAuth module is loaded): its token and refusals. */
+  oauth?: TargetAuthorization;
   secrets: string[];
 }
 

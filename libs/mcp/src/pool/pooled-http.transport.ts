@@ -35,6 +35,8 @@ export interface PooledHttpTransportOptions {
   maxSockets?: number;
   /** Counts every byte the server sends; an answer that passes it is cut off (a discovery's flood limit). */
   budget?: ByteBudget;
+  /** Told of every 401/403 answer with its WWW-Authenticate header (upstream OAuth reads the challenge). */
+  onChallenge?: (status: number, header: string | null) => void;
 }
 
 /**
@@ -110,6 +112,10 @@ export class PooledHttpTransport implements Transport {
           // JSON-RPC code (-32001) would otherwise read as a timeout rather than as a session to open anew.
           res.resume();
           return reject(new PooledHttpError(404, 'Error POSTing to endpoint (HTTP 404): the server does not know this session'));
+        }
+        if (status === 401 || status === 403) {
+          const challenge = res.headers['www-authenticate'];
+          this.options.onChallenge?.(status, typeof challenge === 'string' ? challenge : null);
         }
         if (status < 200 || status >= 300) {
           return readText(res).then(

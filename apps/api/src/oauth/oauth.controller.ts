@@ -1,0 +1,94 @@
+import { Principal } from '@app/domain';
+import { Controller, Delete, Get, Header, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { UpstreamOAuthService } from '@app/oauth';
+import { CurrentPrincipal, Public } from '../auth/auth.decorators';
+import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
+import { AuthorizationForgottenDto, AuthorizationStartDto, ClientMetadataDocumentDto } from './oauth.dto';
+import { OAuthFlowService } from './oauth-flow.service';
+import { callbackPage } from './oauth-page';
+
+function one(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+@ApiTags('oauth')
+@Controller()
+export class OAuthController {
+  constructor(
+    private readonly flow: OAuthFlowService,
+    private readonly oauth: UpstreamOAuthService,
+  ) {}
+
+  @Post('api/v1/servers/:id/authorize')
+  @HttpCode(200)
+  @ApiAuthenticated()
+  @ApiOperation({
+    summary: 'Start the authorization of a server that requires OAuth (its owner: the tenant for CUSTOM, the admin for BUILT_IN)',
+    description:
+      "Answers the authorization server's URL for a person to open. After consent the authorization server sends the browser to " +
+      '`{PUBLIC_URL}/oauth/callback`, which stores the tokens (encrypted) and queues a discovery. The link is good for 10 minutes and ' +
+      'once. 409 when the server has not asked for authorization yet, uses the client credentials grant, or its authorization server ' +
+      'offers no way to register the registry (the detail says what to give as `auth`).',
+  })
+  @ApiOkResponse({ type: AuthorizationStartDto })
+  @ApiProblems(403, 404, 409, 502)
+  authorize(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<AuthorizationStartDto> {
+    return this.flow.authorize(principal, id);
+  }
+
+  @Delete('api/v1/servers/:id/authorization')
+  @ApiAuthenticated()
+  @ApiOperation({
+    summary: "Forget a server's OAuth tokens (revoked first where the authorization server offers revocation)",
+    description: "The server's authorization.status becomes `required` and the server ERROR until it is authorized again.",
+  })
+  @ApiOkResponse({ type: AuthorizationForgottenDto })
+  @ApiProblems(403, 404, 409)
+  forget(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<AuthorizationForgottenDto> {
+    return this.flow.forget(principal, id);
+  }
+
+  @Get('oauth/callback')
+  @Public()
+  @ApiOperation({
+    summary: "Where the authorization server sends the person's browser back (redirect URI: `{PUBLIC_URL}/oauth/callback`)",
+    description:
+      'Checks the state (single use, 10 minutes, bound to the server and the key that asked), the issuer (RFC 9207), exchanges the ' +
+      'code with the PKCE verifier and the resource indicator, and answers a small page saying that the server is connected, or why not.',
+  })
+  @ApiProduces('text/html')
+  @ApiOkResponse({ description: 'Authorized: the server is being discovered', content: { 'text/html': { example: '<h1>The server "github" is authorized</h1>' } } })
+  async callback(@Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+    const page = await this.flow.callback({
+      state: one(query.state),
+      code: one(query.code),
+      iss: one(query.iss),
+      error: one(query.error),
+      error_description: one(query.error_description),
+    });
+    res
+      .status(page.ok ? 200 : 400)
+      .set({
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        // The URL carried a code: no referrer leaves this page, and it runs nothing.
+        'referrer-policy': 'no-referrer',
+        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        'x-content-type-options': 'nosniff',
+      })
+      .send(callbackPage(page.ok, page.title, page.detail));
+  }
+
+  @Get('oauth/client-metadata.json')
+  @Public()
+  @Header('cache-control', 'public, max-age=3600')
+  @ApiOperation({
+    summary: "The registry's OAuth client ID metadata document: its client_id is this URL (used with authorization servers that support them when PUBLIC_URL is https)",
+  })
+  @ApiOkResponse({ type: ClientMetadataDocumentDto })
+  clientMetadata(): Record<string, unknown> {
+    return this.oauth.clientMetadataDocument();
+  }
+}
