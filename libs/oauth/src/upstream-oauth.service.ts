@@ -155,10 +155,13 @@ export class UpstreamOAuthService implements UpstreamAuthorizer {
       }
       return { retry: false, failure: authorizationFailure(`${AUTHORIZATION_REQUIRED}: the client credentials grant gave no token`) };
     }
-    const reason =
-      `${AUTHORIZATION_REQUIRED}: the server is protected by OAuth (authorization server ${untrusted(protection.issuer)}); ` +
-      `its owner authorizes it with POST /api/v1/servers/${server.id}/authorize and opens the authorizationUrl`;
-    await this.repo.saveDetection(server.id, found, { status: 'required', issuer: protection.issuer, scopes });
+    // An authorization whose refresh was refused stays `expired` (with its reason) until someone authorizes again.
+    const expired = server.authorization?.status === 'expired' && server.authorization.issuer === protection.issuer;
+    const reason = expired
+      ? `${AUTHORIZATION_EXPIRED}: the authorization server refused to refresh the token; authorize again with POST /api/v1/servers/${server.id}/authorize`
+      : `${AUTHORIZATION_REQUIRED}: the server is protected by OAuth (authorization server ${untrusted(protection.issuer)}); ` +
+        `its owner authorizes it with POST /api/v1/servers/${server.id}/authorize and opens the authorizationUrl`;
+    await this.repo.saveDetection(server.id, found, { status: expired ? 'expired' : 'required', issuer: protection.issuer, scopes });
     return { retry: false, failure: authorizationFailure(reason) };
   }
 
