@@ -2,13 +2,14 @@ import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
 import { startTestApp, TestApp } from '../support/app';
 import { hasPostgres } from '../support/database';
 import { CallFixture, Everything, startCallFixture, startEverything } from './call-fixtures';
-import { eventually, registerAndDiscover } from './helpers';
+import { eventually, mcpClient, registerAndDiscover, structured } from './helpers';
 
 interface Result {
   serverId: string;
   serverName: string;
   tool: { name: string; description?: string; inputSchema: Record<string, unknown> };
   score: number;
+  confidence: 'high' | 'medium' | 'low';
 }
 
 describe('tool search: mcp-search-tools, on every replica', () => {
@@ -66,6 +67,31 @@ describe('tool search: mcp-search-tools, on every replica', () => {
     expect(platform.some((x) => x.serverName === 'mcp-registry' && x.tool.name === 'search_tools')).toBe(true);
     // The administrator sees everything.
     expect((await results(first, first.adminKey, { query: 'echo the message back' })).some((x) => x.serverId === fixtureId)).toBe(true);
+  });
+
+  it('says how sure each result is, and answers a request that shares no word with any tool with guesses marked low, over RPC and /mcp', async () => {
+    const hit = await eventually('tenant A to find its echo tool', async () => {
+      const r = await results(first, a.key, { query: 'echo the message back' });
+      return r[0]?.serverId === fixtureId ? r : undefined;
+    });
+    expect(hit[0].confidence).toBe('high');
+    expect(hit.every((x) => ['high', 'medium', 'low'].includes(x.confidence))).toBe(true);
+
+    // no tool has any of these words, in any spelling: the answer is not empty, and every result says it is a guess
+    const guess = await results(first, a.key, { query: 'qwzx vbnmk plorf', limit: 5 });
+    expect(guess.length).toBeGreaterThan(0);
+    expect(guess.every((x) => x.confidence === 'low' && x.score === 0)).toBe(true);
+
+    const client = await mcpClient(first, a.key);
+    try {
+      const viaMcp = structured<{ results: Result[] }>(await client.callTool({ name: 'search_tools', arguments: { query: 'echo the message back' } }));
+      expect(viaMcp.results[0]).toMatchObject({ serverId: fixtureId, tool: { name: 'echo' }, confidence: 'high' });
+      const guessViaMcp = structured<{ results: Result[] }>(await client.callTool({ name: 'search_tools', arguments: { query: 'qwzx vbnmk plorf' } }));
+      expect(guessViaMcp.results.length).toBeGreaterThan(0);
+      expect(guessViaMcp.results.every((x) => x.confidence === 'low')).toBe(true);
+    } finally {
+      await client.close();
+    }
   });
 
   it('filters by kind and by server, and bounds the answer by limit', async () => {

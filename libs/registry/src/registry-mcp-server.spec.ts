@@ -23,7 +23,7 @@ function memoryTools(seen: Principal[]): RegistryTools {
     async searchTools(p, input) {
       seen.push(p);
       return input.query.includes('weather')
-        ? { results: [{ serverId: SERVER_ID, serverName: 'weather', tool: info.availableTools[0], score: 1 }] }
+        ? { results: [{ serverId: SERVER_ID, serverName: 'weather', tool: info.availableTools[0], score: 1, confidence: 'high' as const }] }
         : { results: [] };
     },
     async getServerInfo(p, id) {

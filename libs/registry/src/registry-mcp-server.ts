@@ -26,6 +26,8 @@ WHEN NOT TO USE:
 
 CRITICAL: results only describe tools; nothing runs until you call call_tool with the serverId and tool.name of a result.
 
+Each result has a confidence: "high" (it matches the request), "medium" (it matches part of it), "low" (a guess: check its description before calling it, or rephrase the query).
+
 Self-test: am I looking for which tool can do something (use this), or do I already know the exact tool to run (use call_tool)?`;
 
 export const GET_SERVER_INFO_DESCRIPTION = `Get one MCP server's details: name, version, kind, status, capabilities, labels and every tool it offers.

@@ -21,7 +21,8 @@ export interface SearchToolsInput {
 }
 
 export interface SearchToolsResult {
-  results: { serverId: string; serverName: string; tool: ToolDefinition; score: number }[];
+  /** `confidence`: how sure the search is that the tool serves the request ("low": a guess). */
+  results: { serverId: string; serverName: string; tool: ToolDefinition; score: number; confidence: 'high' | 'medium' | 'low' }[];
 }
 
 export interface ListServersInput {

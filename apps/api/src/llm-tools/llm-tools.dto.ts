@@ -54,8 +54,16 @@ export class ToolSearchResultDto {
   @ApiProperty({ description: 'The tool as discovered, ready to hand to a model', type: ToolDefinitionDto })
   tool!: ToolDefinitionDto;
 
-  @ApiProperty({ description: 'Relevance, higher is better; comparable only within one answer' })
+  @ApiProperty({ description: 'Relevance, higher is better; comparable only within one answer (0 for a best guess)' })
   score!: number;
+
+  @ApiProperty({
+    description:
+      'How sure the search is that the tool serves the request: high (it matches nearly every word of the request, in some form, and scores close to the first result), medium (it matches at least half of it), low (a weak match, a match found only by reading the words as misspelt, or a best guess when nothing matched). See docs/search.md',
+    enum: ['high', 'medium', 'low'],
+    example: 'high',
+  })
+  confidence!: 'high' | 'medium' | 'low';
 }
 
 export class SearchToolsResponseDto {

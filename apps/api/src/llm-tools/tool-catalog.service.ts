@@ -140,7 +140,7 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
     hits.forEach((h, i) => {
       const tool = definitions[i];
       // A tool removed since the index last heard of it is left out; the feed will catch up within a second.
-      if (tool) results.push({ serverId: h.doc.serverId, serverName: h.doc.serverName, tool, score: h.score });
+      if (tool) results.push({ serverId: h.doc.serverId, serverName: h.doc.serverName, tool, score: h.score, confidence: h.confidence });
     });
     return { results };
   }
