@@ -43,6 +43,8 @@ const STRONG_IMPACT = 100;
  * slowest part of the query.
  */
 const COMMON_SHARE = 0.1;
+/** …and in more than this many: in a small registry every mention is worth reading, and cheap. */
+const COMMON_MIN = 100;
 const STRONG = 0;
 const WEAK = 1;
 const EMPTY = new Int32Array(0);
@@ -583,7 +585,7 @@ export class ToolSearchIndex {
       for (const alt of group.alternatives) {
         const altWeight = alt.weight;
         const w = altWeight * Math.log(1 + (n - this.docFrequency(alt.termId) + 0.5) / (this.docFrequency(alt.termId) + 0.5)) * scale;
-        const lastTier = altWeight === 1 && this.docFrequency(alt.termId) <= n * COMMON_SHARE ? WEAK : STRONG;
+        const lastTier = altWeight === 1 && this.docFrequency(alt.termId) <= Math.max(COMMON_MIN, n * COMMON_SHARE) ? WEAK : STRONG;
         for (let tier = STRONG; tier <= lastTier; tier++) {
           const list = this.lists[alt.termId * 2 + tier];
           const count = this.counts[alt.termId * 2 + tier];
@@ -660,7 +662,7 @@ export class ToolSearchIndex {
       insertSorted(top, { slot, score, doc, match: Math.min(1, this.matchedGroups[slot] / groupCount) }, pool);
       if (top.length === pool) floor = top[pool - 1].score;
     }
-    const chosen = diversify(top, limit, serverDecay);
+    const chosen = diversify(top, limit, serverDecay, this.ranking.serverFree);
     const best = chosen.length > 0 ? chosen[0].score : 0;
     return chosen.map((c) => ({ doc: c.doc, score: c.score, confidence: relaxed ? 'low' : confidenceOf(c, best) }));
   }
@@ -775,10 +777,10 @@ function insertSorted(top: Candidate[], c: Candidate, limit: number): void {
 
 /**
  * Picks `limit` candidates (sorted best first) greedily, each scored as its score times `decay` to the
- * power of how many tools of its server are already picked: one server with hundreds of similar tools
+ * power of how many tools of its server are already picked beyond the first `free`: one server with hundreds of similar tools
  * cannot fill every place when another server has a tool nearly as good. Ties as in `compare`.
  */
-function diversify(sorted: Candidate[], limit: number, decay: number): Candidate[] {
+function diversify(sorted: Candidate[], limit: number, decay: number, free: number): Candidate[] {
   if (decay >= 1 || sorted.length <= 1) return sorted.slice(0, limit);
   const picked: Candidate[] = [];
   const perServer = new Map<string, number>();
@@ -787,7 +789,7 @@ function diversify(sorted: Candidate[], limit: number, decay: number): Candidate
     let bestAt = 0;
     let bestValue = -1;
     for (let i = 0; i < left.length; i++) {
-      const value = left[i].score * decay ** (perServer.get(left[i].doc.serverId) ?? 0);
+      const value = left[i].score * decay ** Math.max(0, (perServer.get(left[i].doc.serverId) ?? 0) - free);
       // left is sorted, so the first of equal values is the one `compare` puts first
       if (value > bestValue) {
         bestValue = value;
