@@ -43,7 +43,14 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
         'the admin key or a tenant key. Errors are RFC 9457 problem+json.',
     )
     .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The admin key or a tenant API key' })
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'API key',
+      description:
+        'An API key sent as `Authorization: Bearer <key>`: the admin key (ADMIN_API_KEY) or a tenant key (`mcpr_…`, made with ' +
+        'POST /api/v1/tenants/{tenantId}/api-keys). Keys are opaque strings, not JWTs.',
+    })
     .build();
   return SwaggerModule.createDocument(app, doc, { extraModels: [ProblemDto] });
 }

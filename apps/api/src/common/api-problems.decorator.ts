@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import { PROBLEM_CONTENT_TYPE } from '../http/problem';
+import { PROBLEM_CONTENT_TYPE, problemType } from '../http/problem';
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input: malformed JSON, unknown fields, wrong types or values; `errors` names each field',
@@ -15,14 +15,39 @@ const DESCRIPTIONS: Record<number, string> = {
   504: 'The upstream MCP server did not answer in time (CALL_TIMEOUT_MS without progress, CALL_MAX_TIMEOUT_MS in all)',
 };
 
-/** Documents the RFC 9457 problem answers an endpoint can give. */
+/** One example body per status, as the API answers it (docs/errors.md lists the types). */
+const EXAMPLES: Record<number, { title: string; detail: string; errors?: { field: string; message: string }[] }> = {
+  400: {
+    title: 'Invalid input',
+    detail: 'url: must be an absolute http(s) URL of at most 2048 characters, without a user name or password (those go in credentials)',
+    errors: [{ field: 'url', message: 'must be an absolute http(s) URL of at most 2048 characters, without a user name or password (those go in credentials)' }],
+  },
+  401: { title: 'Unauthorized', detail: 'the API key is unknown or revoked' },
+  403: { title: 'Forbidden', detail: 'only the platform administrator may do this' },
+  404: { title: 'Not found', detail: 'server 0193a5b2-7c1e-7d3a-9f40-5e6d7c8b9a01 not found' },
+  409: { title: 'Conflict', detail: 'a server named "github" already exists for this owner' },
+  413: { title: 'Payload too large', detail: 'the request body is too large' },
+  422: { title: 'Not configured', detail: 'Pipedream Connect is not configured: set PIPEDREAM_CLIENT_ID, PIPEDREAM_CLIENT_SECRET and PIPEDREAM_PROJECT_ID' },
+  429: { title: 'Too many requests', detail: 'this tenant is over its limit of tool calls per minute; try again in 12 s' },
+  502: { title: 'Upstream error', detail: 'the server answered 401 Unauthorized: the credentials are missing, wrong or expired' },
+  503: { title: 'Service unavailable', detail: 'the database is not answering; try again shortly' },
+  504: { title: 'Upstream timeout', detail: 'the server did not answer within 30 s' },
+};
+
+/** The example problem document of a status. */
+export function problemExample(status: number): Record<string, unknown> {
+  const e = EXAMPLES[status] ?? { title: 'Error', detail: 'the request could not be answered' };
+  return { type: problemType(status), title: e.title, status, detail: e.detail, ...(e.errors ? { errors: e.errors } : {}) };
+}
+
+/** Documents the RFC 9457 problem answers an endpoint can give, each with an example of its own status. */
 export function ApiProblems(...statuses: number[]): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ...statuses.map((status) =>
       ApiResponse({
         status,
         description: DESCRIPTIONS[status] ?? 'Error',
-        content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: getSchemaPath('ProblemDto') } } },
+        content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: getSchemaPath('ProblemDto') }, example: problemExample(status) } },
       }),
     ),
   );

@@ -1,7 +1,9 @@
 import { canonicalId } from '@app/domain';
 import { applyDecorators, Param, PipeTransform } from '@nestjs/common';
+import { ApiParam } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsUUID, ValidationOptions } from 'class-validator';
+import { EXAMPLE_IDS } from './api-examples';
 
 /**
  * Path ids are read as every id is (canonicalId): a UUID in any case names its record in lower case. What is
@@ -13,9 +15,22 @@ export class IdPipe implements PipeTransform<string, string> {
   }
 }
 
-/** A path parameter that holds an id. */
-export function IdParam(name: string): ParameterDecorator {
-  return Param(name, new IdPipe());
+/**
+ * A path parameter that holds an id of `what`, read with IdPipe and documented in /docs (a description and
+ * an example) from the same place.
+ */
+export function IdParam(name: string, what = 'the resource', example: string = EXAMPLE_IDS.server): ParameterDecorator {
+  const param = Param(name, new IdPipe());
+  const doc = ApiParam({
+    name,
+    description: `The id of ${what}: a UUID, read in any letter case`,
+    schema: { type: 'string', format: 'uuid' },
+    example,
+  });
+  return (target, key, index) => {
+    param(target, key, index);
+    if (key !== undefined) doc(target, key, Object.getOwnPropertyDescriptor(target, key)!);
+  };
 }
 
 /** A body or query field that holds an id (or, with `each`, ids): a UUID, any case, taken in lower case; else a 400. */

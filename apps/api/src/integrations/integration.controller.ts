@@ -6,6 +6,7 @@ import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator'
 import { ServerDto } from '../servers/server.dto';
 import { CreateIntegrationDto } from './integration.dto';
 import { IntegrationService } from './integration.service';
+import { ApiJsonBody, NEW_SERVER_EXAMPLE } from '../common/api-examples';
 
 @ApiTags('integrations')
 @ApiAuthenticated()
@@ -18,7 +19,21 @@ export class IntegrationController {
     summary: 'Connect a Pipedream Connect app account (tenant keys): makes an INTEGRATION server and queues its discovery',
     description: 'Answers 422 when the platform has no Pipedream Connect configuration.',
   })
-  @ApiCreatedResponse({ type: ServerDto })
+  @ApiJsonBody(CreateIntegrationDto, { slack: { summary: 'Connect the Slack account Pipedream picks', value: { appSlug: 'slack' } } })
+  @ApiCreatedResponse({
+    type: ServerDto,
+    example: {
+      ...NEW_SERVER_EXAMPLE,
+      name: 'pipedream-slack',
+      kind: 'MCP_SERVER_KIND_INTEGRATION',
+      url: 'https://remote.mcp.pipedream.net',
+      headers: {},
+      hasCredentials: false,
+      metadata: {},
+      appSlug: 'slack',
+      accountId: null,
+    },
+  })
   @ApiProblems(400, 403, 409, 422)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateIntegrationDto): Promise<ServerDto> {
     return this.integrations.create(principal, body);

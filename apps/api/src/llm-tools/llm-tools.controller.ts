@@ -6,6 +6,7 @@ import { CurrentPrincipal } from '../auth/auth.decorators';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
 import { CallToolRequestDto, CallToolResultDto, SearchToolsRequestDto, SearchToolsResponseDto } from './llm-tools.dto';
 import { RegistryToolsService } from './registry-tools.service';
+import { ApiJsonBody, CALL_TOOL_ANSWER_EXAMPLE, CALL_TOOL_REQUEST_EXAMPLE, SEARCH_TOOLS_ANSWER_EXAMPLE, SEARCH_TOOLS_REQUEST_EXAMPLE } from '../common/api-examples';
 
 @ApiTags('llm')
 @ApiAuthenticated()
@@ -21,7 +22,8 @@ export class LlmToolsController {
       'Ranks tools by their names, titles, descriptions, parameter names and descriptions, and their server\'s name. ' +
       'A tool discovered on any replica is searchable here within about a second.',
   })
-  @ApiOkResponse({ type: SearchToolsResponseDto })
+  @ApiJsonBody(SearchToolsRequestDto, { task: { summary: 'Tools for a task, in plain words', value: SEARCH_TOOLS_REQUEST_EXAMPLE } })
+  @ApiOkResponse({ type: SearchToolsResponseDto, example: SEARCH_TOOLS_ANSWER_EXAMPLE })
   @ApiProblems(400)
   search(@CurrentPrincipal() principal: Principal, @Body() body: SearchToolsRequestDto): Promise<SearchToolsResponseDto> {
     return this.tools.searchTools(principal, body);
@@ -36,7 +38,8 @@ export class LlmToolsController {
       'isError: true (that is the tool\'s answer); a server that fails or does not answer in time is a 502 or 504. Limited per ' +
       'tenant to RATE_LIMIT_PER_MINUTE calls (429 with Retry-After). Every call is audited without its arguments or result.',
   })
-  @ApiOkResponse({ type: CallToolResultDto })
+  @ApiJsonBody(CallToolRequestDto, { call: { summary: 'Call a tool found by mcp-search-tools', value: CALL_TOOL_REQUEST_EXAMPLE } })
+  @ApiOkResponse({ type: CallToolResultDto, example: CALL_TOOL_ANSWER_EXAMPLE })
   @ApiProblems(400, 404, 409, 429, 502, 504)
   call(
     @CurrentPrincipal() principal: Principal,

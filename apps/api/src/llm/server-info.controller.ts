@@ -7,6 +7,7 @@ import { sendAnswer } from '../common/answer-cache';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
 import { GetServerInfoDto, ListServersRpcDto, McpServerInfoDto, McpServerInfoPageDto } from './server-info.dto';
 import { ServerInfoService } from './server-info.service';
+import { ApiJsonBody, EXAMPLE_IDS, PAGE_TOKEN_EXAMPLE, SERVER_INFO_EXAMPLE } from '../common/api-examples';
 
 @ApiTags('llm')
 @ApiAuthenticated()
@@ -17,7 +18,8 @@ export class ServerInfoController {
   @Post('mcp-get-server-info')
   @HttpCode(200)
   @ApiOperation({ summary: "One server's MCPServerInfo: name, version, capabilities, labels, status, tools, kind" })
-  @ApiOkResponse({ type: McpServerInfoDto })
+  @ApiJsonBody(GetServerInfoDto, { server: { summary: 'A serverId from mcp-list-servers or mcp-search-tools', value: { serverId: EXAMPLE_IDS.server } } })
+  @ApiOkResponse({ type: McpServerInfoDto, example: SERVER_INFO_EXAMPLE })
   @ApiProblems(400, 404)
   async getServerInfo(@CurrentPrincipal() principal: Principal, @Body() body: GetServerInfoDto, @Res() res: Response): Promise<void> {
     sendAnswer(res, await this.info.getServerInfoAnswer(principal, body.serverId));
@@ -26,7 +28,11 @@ export class ServerInfoController {
   @Post('mcp-list-servers')
   @HttpCode(200)
   @ApiOperation({ summary: 'The servers the caller may see, as MCPServerInfo, one page at a time; filters kind and status (names or numbers)' })
-  @ApiOkResponse({ type: McpServerInfoPageDto })
+  @ApiJsonBody(ListServersRpcDto, {
+    connected: { summary: 'The connected servers, 20 at a time', value: { status: 'MCP_SERVER_CONNECTION_STATUS_CONNECTED', pageSize: 20 } },
+    byNumber: { summary: 'The CUSTOM servers, the kind given as its number', value: { kind: 3 } },
+  })
+  @ApiOkResponse({ type: McpServerInfoPageDto, example: { servers: [SERVER_INFO_EXAMPLE], nextPageToken: PAGE_TOKEN_EXAMPLE } })
   @ApiProblems(400)
   async listServers(@CurrentPrincipal() principal: Principal, @Body() body: ListServersRpcDto, @Res() res: Response): Promise<void> {
     sendAnswer(res, await this.info.listServersAnswer(principal, body));

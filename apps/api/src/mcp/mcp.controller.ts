@@ -3,6 +3,7 @@ import { Controller, Delete, Get, HttpException, HttpStatus, Post, Req, Res } fr
 import { ApiBody, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/auth.decorators';
+import { SEARCH_TOOLS_ANSWER_EXAMPLE } from '../common/api-examples';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
 import { McpEndpointService } from './mcp-endpoint.service';
 
@@ -21,9 +22,34 @@ export class McpController {
       'Scoped by the key like the REST API. A request from a page of another origin (Origin not this registry nor in ' +
       'CORS_ORIGINS) or naming a foreign Host (DNS rebinding; see ALLOWED_HOSTS) gets 403.',
   })
-  @ApiBody({ description: 'A JSON-RPC request, notification or batch', schema: { type: 'object', additionalProperties: true } })
+  @ApiBody({
+    description: 'A JSON-RPC request, notification or batch',
+    schema: { type: 'object', additionalProperties: true },
+    examples: {
+      search: {
+        summary: 'Search the tools the caller may use',
+        value: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_tools', arguments: { query: 'open a pull request', limit: 3 } } },
+      },
+      list: { summary: "List the registry's own tools", value: { jsonrpc: '2.0', id: 2, method: 'tools/list' } },
+    },
+  })
   @ApiProduces('application/json', 'text/event-stream')
-  @ApiOkResponse({ description: 'The JSON-RPC answer (202 with no body for notifications)' })
+  @ApiOkResponse({
+    description: 'The JSON-RPC answer (202 with no body for notifications)',
+    content: {
+      'application/json': {
+        schema: { type: 'object', additionalProperties: true },
+        example: {
+          jsonrpc: '2.0',
+          id: 1,
+          result: {
+            content: [{ type: 'text', text: JSON.stringify(SEARCH_TOOLS_ANSWER_EXAMPLE) }],
+            structuredContent: SEARCH_TOOLS_ANSWER_EXAMPLE,
+          },
+        },
+      },
+    },
+  })
   @ApiProblems(400, 403)
   async post(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
     await this.endpoint.handle(principal, req, res);

@@ -20,6 +20,18 @@ import {
 } from './server.dto';
 import { LIMITS } from './server.limits';
 import { ServerService } from './server.service';
+import {
+  ApiJsonBody,
+  CREATE_SERVER_EXAMPLES,
+  CREATE_SERVERS_EXAMPLE,
+  DISCOVERY_RUN_EXAMPLE,
+  EXAMPLE_IDS,
+  NEW_SERVER_EXAMPLE,
+  PAGE_TOKEN_EXAMPLE,
+  SERVER_EXAMPLE,
+  TOOL_EXAMPLE,
+  UPDATE_SERVER_EXAMPLES,
+} from '../common/api-examples';
 
 @ApiTags('servers')
 @ApiAuthenticated()
@@ -35,7 +47,8 @@ export class ServerController {
       '(streamable-http or sse) and their URL must pass the outbound address policy. INTERNAL and EXTERNAL servers cannot be ' +
       'registered through the API (403); INTEGRATION servers are made with POST /api/v1/integrations.',
   })
-  @ApiCreatedResponse({ type: ServerDto })
+  @ApiJsonBody(CreateServerDto, CREATE_SERVER_EXAMPLES)
+  @ApiCreatedResponse({ type: ServerDto, example: NEW_SERVER_EXAMPLE })
   @ApiProblems(400, 403, 409, 413)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateServerDto): Promise<ServerDto> {
     return this.servers.create(principal, body);
@@ -49,7 +62,11 @@ export class ServerController {
       'item (`servers.3.url`) and nothing is registered; a name already taken, or given twice in the request for the same ' +
       'owner, registers nothing either. Answers 201 with the servers in the order given, each DISCOVERING with its discovery queued.',
   })
-  @ApiCreatedResponse({ type: ServerListDto })
+  @ApiJsonBody(CreateServersDto, { catalog: { summary: 'Two remote servers registered together', value: CREATE_SERVERS_EXAMPLE } })
+  @ApiCreatedResponse({
+    type: ServerListDto,
+    example: { servers: CREATE_SERVERS_EXAMPLE.servers.map((s, i) => ({ ...NEW_SERVER_EXAMPLE, ...s, id: `0193a5b2-7c1e-7d3a-9f40-5e6d7c8b9a1${i}`, headers: {}, hasCredentials: false })) },
+  })
   @ApiProblems(400, 403, 409, 413)
   async createMany(@CurrentPrincipal() principal: Principal, @Body() body: CreateServersDto): Promise<ServerListDto> {
     return { servers: await this.servers.createMany(principal, body.servers) };
@@ -57,7 +74,7 @@ export class ServerController {
 
   @Get()
   @ApiOperation({ summary: "The servers the caller may see: the platform's (INTERNAL, BUILT_IN, EXTERNAL) and its own" })
-  @ApiOkResponse({ type: ServerPageDto })
+  @ApiOkResponse({ type: ServerPageDto, example: { servers: [SERVER_EXAMPLE], nextPageToken: PAGE_TOKEN_EXAMPLE } })
   @ApiProblems(400)
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ListServersQueryDto, @Res() res: Response): Promise<void> {
     sendAnswer(res, await this.servers.listAnswer(principal, query));
@@ -65,9 +82,9 @@ export class ServerController {
 
   @Get(':id')
   @ApiOperation({ summary: 'One server' })
-  @ApiOkResponse({ type: ServerDto })
+  @ApiOkResponse({ type: ServerDto, example: SERVER_EXAMPLE })
   @ApiProblems(404)
-  get(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string): Promise<ServerDto> {
+  get(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server (the serverId of the RPC API)') id: string): Promise<ServerDto> {
     return this.servers.get(principal, id);
   }
 
@@ -76,9 +93,10 @@ export class ServerController {
     summary: 'Change a server (its owner, or the admin); enable or disable it with `enabled`',
     description: 'A change to how the server is reached queues a new discovery. INTERNAL and EXTERNAL servers are read-only (403).',
   })
-  @ApiOkResponse({ type: ServerDto })
+  @ApiJsonBody(UpdateServerDto, UPDATE_SERVER_EXAMPLES)
+  @ApiOkResponse({ type: ServerDto, example: { ...SERVER_EXAMPLE, enabled: false, status: 'MCP_SERVER_CONNECTION_STATUS_DISCONNECTED', statusReason: 'disabled' } })
   @ApiProblems(400, 403, 404, 409, 413)
-  update(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string, @Body() body: UpdateServerDto): Promise<ServerDto> {
+  update(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server (the serverId of the RPC API)') id: string, @Body() body: UpdateServerDto): Promise<ServerDto> {
     return this.servers.update(principal, id, body);
   }
 
@@ -87,32 +105,36 @@ export class ServerController {
   @ApiOperation({ summary: 'Delete a server (its owner, or the admin), with its tools and discovery history' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblems(403, 404)
-  delete(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string): Promise<void> {
+  delete(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server (the serverId of the RPC API)') id: string): Promise<void> {
     return this.servers.delete(principal, id);
   }
 
   @Post(':id/discover')
   @HttpCode(202)
   @ApiOperation({ summary: 'Queue a discovery now (its owner, or the admin)' })
-  @ApiAcceptedResponse({ type: ServerDto, description: 'Queued: the server shows DISCOVERING until the discovery ends' })
+  @ApiAcceptedResponse({
+    type: ServerDto,
+    description: 'Queued: the server shows DISCOVERING until the discovery ends',
+    example: { ...SERVER_EXAMPLE, status: 'MCP_SERVER_CONNECTION_STATUS_DISCOVERING', statusReason: 'discovery queued' },
+  })
   @ApiProblems(403, 404, 409)
-  discover(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string): Promise<ServerDto> {
+  discover(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server (the serverId of the RPC API)') id: string): Promise<ServerDto> {
     return this.servers.discover(principal, id);
   }
 
   @Get(':id/tools')
   @ApiOperation({ summary: 'The tools as last discovered' })
-  @ApiOkResponse({ type: ToolListDto })
+  @ApiOkResponse({ type: ToolListDto, example: { serverId: EXAMPLE_IDS.server, tools: [TOOL_EXAMPLE] } })
   @ApiProblems(404)
-  tools(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string): Promise<ToolListDto> {
+  tools(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server (the serverId of the RPC API)') id: string): Promise<ToolListDto> {
     return this.servers.tools(principal, id);
   }
 
   @Get(':id/discoveries')
   @ApiOperation({ summary: 'Past discovery runs, newest first (its owner, or the admin)' })
-  @ApiOkResponse({ type: DiscoveryRunPageDto })
+  @ApiOkResponse({ type: DiscoveryRunPageDto, example: { serverId: EXAMPLE_IDS.server, runs: [DISCOVERY_RUN_EXAMPLE] } })
   @ApiProblems(400, 403, 404)
-  discoveries(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string, @Query() query: DiscoveriesQueryDto): Promise<DiscoveryRunPageDto> {
+  discoveries(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server (the serverId of the RPC API)') id: string, @Query() query: DiscoveriesQueryDto): Promise<DiscoveryRunPageDto> {
     return this.servers.discoveries(principal, id, query);
   }
 }

@@ -1,5 +1,6 @@
 import { Principal } from '@app/domain';
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
+import { EXAMPLE_IDS } from '../common/api-examples';
 import { IdParam } from '../common/ids';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly, CurrentPrincipal } from '../auth/auth.decorators';
@@ -8,6 +9,7 @@ import { PageQueryDto } from '../common/page.dto';
 import { ApiKeyService } from './api-key.service';
 import { ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto, CreateTenantDto, TenantDto, TenantPageDto, UpdateTenantDto } from './tenant.dto';
 import { TenantService } from './tenant.service';
+import { API_KEY_EXAMPLE, ApiJsonBody, CREATED_KEY_EXAMPLE, PAGE_TOKEN_EXAMPLE, TENANT_EXAMPLE } from '../common/api-examples';
 
 @ApiTags('tenants')
 @ApiAuthenticated()
@@ -21,7 +23,8 @@ export class TenantController {
 
   @Post('tenants')
   @ApiOperation({ summary: 'Create a tenant (admin only)' })
-  @ApiCreatedResponse({ type: TenantDto })
+  @ApiJsonBody(CreateTenantDto, { tenant: { summary: 'A tenant named acme', value: { name: 'acme' } } })
+  @ApiCreatedResponse({ type: TenantDto, example: { ...TENANT_EXAMPLE, limits: { ...TENANT_EXAMPLE.limits, maxServers: 200 }, customLimits: {} } })
   @ApiProblems(400, 403, 409)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateTenantDto): Promise<TenantDto> {
     return this.tenants.create(principal, body);
@@ -29,7 +32,7 @@ export class TenantController {
 
   @Get('tenants')
   @ApiOperation({ summary: 'List tenants, oldest first (admin only)' })
-  @ApiOkResponse({ type: TenantPageDto })
+  @ApiOkResponse({ type: TenantPageDto, example: { tenants: [TENANT_EXAMPLE], nextPageToken: PAGE_TOKEN_EXAMPLE } })
   @ApiProblems(400, 403)
   list(@Query() query: PageQueryDto): Promise<TenantPageDto> {
     return this.tenants.list(query);
@@ -37,9 +40,9 @@ export class TenantController {
 
   @Get('tenants/:tenantId')
   @ApiOperation({ summary: 'One tenant, with the limits that apply to it (admin only)' })
-  @ApiOkResponse({ type: TenantDto })
+  @ApiOkResponse({ type: TenantDto, example: TENANT_EXAMPLE })
   @ApiProblems(403, 404)
-  get(@IdParam('tenantId') tenantId: string): Promise<TenantDto> {
+  get(@IdParam('tenantId', 'the tenant', EXAMPLE_IDS.tenant) tenantId: string): Promise<TenantDto> {
     return this.tenants.get(tenantId);
   }
 
@@ -48,25 +51,29 @@ export class TenantController {
     summary: "Set or clear a tenant's own limits (admin only); see docs/limits.md",
     description: 'A number sets the limit for this tenant, null returns it to the platform default, a limit left out stays as it is. Audited as tenant.limits.',
   })
-  @ApiOkResponse({ type: TenantDto })
+  @ApiJsonBody(UpdateTenantDto, {
+    limits: { summary: 'Let the tenant own 500 servers; return its tool limit to the platform default', value: { limits: { maxServers: 500, maxTools: null } } },
+  })
+  @ApiOkResponse({ type: TenantDto, example: TENANT_EXAMPLE })
   @ApiProblems(400, 403, 404)
-  update(@CurrentPrincipal() principal: Principal, @IdParam('tenantId') tenantId: string, @Body() body: UpdateTenantDto): Promise<TenantDto> {
+  update(@CurrentPrincipal() principal: Principal, @IdParam('tenantId', 'the tenant', EXAMPLE_IDS.tenant) tenantId: string, @Body() body: UpdateTenantDto): Promise<TenantDto> {
     return this.tenants.update(principal, tenantId, body);
   }
 
   @Post('tenants/:tenantId/api-keys')
   @ApiOperation({ summary: "Make a tenant API key (admin only). The answer is the only place the key ever appears" })
-  @ApiCreatedResponse({ type: CreatedApiKeyDto })
+  @ApiJsonBody(CreateApiKeyDto, { key: { summary: 'A key labelled ci', value: { name: 'ci' } } })
+  @ApiCreatedResponse({ type: CreatedApiKeyDto, example: CREATED_KEY_EXAMPLE })
   @ApiProblems(400, 403, 404)
-  createKey(@CurrentPrincipal() principal: Principal, @IdParam('tenantId') tenantId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+  createKey(@CurrentPrincipal() principal: Principal, @IdParam('tenantId', 'the tenant', EXAMPLE_IDS.tenant) tenantId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     return this.keys.create(principal, tenantId, body);
   }
 
   @Get('tenants/:tenantId/api-keys')
   @ApiOperation({ summary: "List a tenant's keys, without the keys themselves (admin only)" })
-  @ApiOkResponse({ type: ApiKeyListDto })
+  @ApiOkResponse({ type: ApiKeyListDto, example: { apiKeys: [API_KEY_EXAMPLE] } })
   @ApiProblems(403, 404)
-  listKeys(@IdParam('tenantId') tenantId: string): Promise<ApiKeyListDto> {
+  listKeys(@IdParam('tenantId', 'the tenant', EXAMPLE_IDS.tenant) tenantId: string): Promise<ApiKeyListDto> {
     return this.keys.list(tenantId);
   }
 
@@ -75,7 +82,7 @@ export class TenantController {
   @ApiOperation({ summary: 'Revoke a tenant API key (admin only); it stops working at once' })
   @ApiNoContentResponse({ description: 'Revoked (or already revoked)' })
   @ApiProblems(403, 404)
-  revokeKey(@CurrentPrincipal() principal: Principal, @IdParam('id') id: string): Promise<void> {
+  revokeKey(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the API key (the id POST /api/v1/tenants/{tenantId}/api-keys answered)', EXAMPLE_IDS.apiKey) id: string): Promise<void> {
     return this.keys.revoke(principal, id);
   }
 }
