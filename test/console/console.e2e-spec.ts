@@ -184,6 +184,17 @@ describeBrowser(title, () => {
     expect(shown).not.toContain('server-of-b');
     // No admin screens in the tenant's navigation.
     expect(await page.getByRole('link', { name: 'Tenants' }).count()).toBe(0);
+    // A platform server: its tools, no actions, no history (the platform's).
+    await page.getByRole('link', { name: 'everything', exact: true }).click();
+    await expectText(page.locator('#tools-title'), /Tools \(1\d\)/);
+    await expectText(page.locator('section', { has: page.locator('#history-title') }), /platform keeps the discovery history/);
+    expect(await page.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    expect(await page.locator('.error').count()).toBe(0);
+    // Its own server: actions and history.
+    await page.goBack();
+    await page.getByRole('link', { name: 'server-of-a', exact: true }).click();
+    await page.getByRole('button', { name: 'Delete' }).waitFor();
+    await expectText(page.locator('section', { has: page.locator('#history-title') }), /registered/);
     // Signing out forgets the key.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();

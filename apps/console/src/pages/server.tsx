@@ -18,17 +18,21 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
   const [editing, setEditing] = useState(false);
   const [seen, setSeen] = useState<string>('');
 
-  const loadDetails = useCallback(async () => {
-    const [t, r] = await Promise.allSettled([
-      ok(api.GET('/api/v1/servers/{id}/tools', { params: { path: { id: serverId } } })),
-      ok(api.GET('/api/v1/servers/{id}/discoveries', { params: { path: { id: serverId }, query: { pageSize: 20 } } })),
-    ]);
-    if (t.status === 'fulfilled') setTools(t.value.tools);
-    if (r.status === 'fulfilled') {
-      setRuns(r.value.runs);
-      setRunsError(null);
-    } else setRunsError(errorText(r.reason));
-  }, [serverId]);
+  // A discovery history is the owner's (or the admin's): a tenant looking at a platform server is not asked it.
+  const loadDetails = useCallback(
+    async (ownHistory: boolean) => {
+      const [t, r] = await Promise.allSettled([
+        ok(api.GET('/api/v1/servers/{id}/tools', { params: { path: { id: serverId } } })),
+        ownHistory ? ok(api.GET('/api/v1/servers/{id}/discoveries', { params: { path: { id: serverId }, query: { pageSize: 20 } } })) : Promise.resolve(null),
+      ]);
+      if (t.status === 'fulfilled') setTools(t.value.tools);
+      if (r.status === 'fulfilled') {
+        setRuns(r.value ? r.value.runs : null);
+        setRunsError(null);
+      } else setRunsError(errorText(r.reason));
+    },
+    [serverId],
+  );
 
   // The server is read every 2 s; its tools and history again only when its status or last discovery changed.
   usePoll(
@@ -40,14 +44,14 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
         const stamp = `${s.status}|${s.lastDiscoveredAt ?? ''}|${s.toolCount ?? ''}|${s.updatedAt}`;
         if (stamp !== seen) {
           setSeen(stamp);
-          await loadDetails();
+          await loadDetails(role === 'admin' || s.tenantId !== null);
         }
       } catch (err) {
         setError(errorText(err));
       }
     },
     2000,
-    [serverId, seen],
+    [serverId, seen, role],
   );
 
   if (!server) {
@@ -155,6 +159,7 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
       <section aria-labelledby="history-title">
         <h2 id="history-title">Discovery history</h2>
         <ErrorNote error={runsError} />
+        {role === 'tenant' && server.tenantId === null && <p className="muted">The platform keeps the discovery history of its own servers.</p>}
         {runs && runs.length === 0 && <p className="muted">No discovery has run yet.</p>}
         {runs && runs.length > 0 && <History runs={runs} />}
       </section>
