@@ -29,6 +29,7 @@ describeBrowser(title, () => {
   let context: BrowserContext;
   let hostile: RawServer;
   let tenantServer: RawServer;
+  let richServer: RawServer | undefined;
   const shot = async (page: Page, name: string, fullPage = true) => {
     if (!SHOTS) return;
     mkdirSync(SHOTS, { recursive: true });
@@ -48,6 +49,7 @@ describeBrowser(title, () => {
     await browser?.close();
     await hostile?.close();
     await tenantServer?.close();
+    await richServer?.close();
     await t?.close();
   });
 
@@ -152,6 +154,57 @@ describeBrowser(title, () => {
     await img.waitFor();
     expect(await img.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
     expect(await img.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBeGreaterThan(0);
+    await page.close();
+  });
+
+  it('generates inputs for enums, booleans, integers, arrays and nested objects, and a JSON box for the rest', async () => {
+    richServer = await startRawServer({
+      name: 'rich-schemas',
+      onToolsList: () => ({
+        result: {
+          tools: [
+            {
+              name: 'book_trip',
+              description: 'Books a trip',
+              inputSchema: {
+                type: 'object',
+                required: ['city', 'nights'],
+                properties: {
+                  city: { type: 'string', description: 'Where to' },
+                  nights: { type: 'integer', minimum: 1 },
+                  class: { type: 'string', enum: ['economy', 'business'] },
+                  refundable: { type: 'boolean' },
+                  guests: { type: 'array', items: { type: 'string' } },
+                  contact: { type: 'object', properties: { email: { type: 'string' }, phone: { type: 'string' } }, required: ['email'] },
+                  extra: { anyOf: [{ type: 'string' }, { type: 'number' }] },
+                },
+              },
+            },
+          ],
+        },
+      }),
+    });
+    const server = await registerServer(t, { name: 'rich', kind: 'BUILT_IN', transport: 'streamable-http', url: richServer.url });
+    await settled(t, server.id);
+    const page = await signIn(context, t.baseUrl, t.adminKey);
+    await page.goto(`${t.baseUrl}/#/servers/${server.id}/tools/book_trip`);
+    await page.getByLabel(/^city/).fill('Lisbon');
+    await page.getByLabel(/^nights/).fill('3');
+    await page.getByLabel(/^class/).selectOption({ label: 'business' });
+    await page.getByLabel(/^refundable/).check();
+    await page.getByRole('button', { name: 'Add to guests' }).click();
+    await page.getByRole('button', { name: 'Add to guests' }).click();
+    await page.getByLabel(/^guests\[0\]/).fill('Ada');
+    await page.getByLabel(/^guests\[1\]/).fill('Grace');
+    await page.getByLabel(/^email/).fill('ada@example.test');
+    await page.getByLabel(/^extra \(JSON\)/).fill('42');
+    await shot(page, 'try-tool-form');
+    await page.getByLabel('Edit the arguments as JSON').check();
+    const args = JSON.parse(await page.getByLabel('Arguments (JSON object)').inputValue());
+    expect(args).toEqual({ city: 'Lisbon', nights: 3, class: 'business', refundable: true, guests: ['Ada', 'Grace'], contact: { email: 'ada@example.test' }, extra: 42 });
+    // The call goes through the API: this server has no tools/call, and its refusal is shown as the result.
+    await page.getByRole('button', { name: 'Call the tool' }).click();
+    await expectText(page.locator('[data-testid="tool-result"], .error').first(), /isError|Method not found|\(\d{3}\)/);
     await page.close();
   });
 
@@ -372,7 +425,7 @@ describeBrowser(title, () => {
     const filterMs = Date.now() - t2;
     await page.getByLabel('Name contains').fill('');
     await page.waitForFunction(() => document.querySelectorAll('table.servers tbody tr').length === 50);
-    await shot(page, 'servers');
+    await shot(page, 'servers', false);
     await page.setViewportSize({ width: 390, height: 844 });
     await shot(page, 'servers-phone', false);
     // At phone width nothing is wider than the screen (the table becomes a list).

@@ -21,7 +21,8 @@ interface FieldProps<T> {
 
 function ObjectFields({ schema, value, onChange, path, depth }: { schema: JsonSchema; value: Record<string, unknown>; onChange: (v: Record<string, unknown>) => void; path: string; depth: number }) {
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
-  const entries = Object.entries(schema.properties ?? {});
+  // Required fields first (the stored schema's key order is not the server's: PostgreSQL's jsonb reorders keys).
+  const entries = Object.entries(schema.properties ?? {}).sort(([a], [b]) => Number(required.has(b)) - Number(required.has(a)));
   if (entries.length === 0) return <p className="muted">This tool takes no parameters.</p>;
   return (
     <>

@@ -46,7 +46,8 @@ export function SchemaView({ schema, label }: { schema: unknown; label: string }
   const walk = (node: JsonSchema, prefix: string, depth: number) => {
     if (depth > 6 || rows.length > 200) return;
     const required = new Set(Array.isArray(node.required) ? node.required : []);
-    for (const [name, child] of Object.entries(node.properties ?? {})) {
+    const entries = Object.entries(node.properties ?? {}).sort(([a], [b]) => Number(required.has(b)) - Number(required.has(a)));
+    for (const [name, child] of entries) {
       const c = asSchema(child);
       rows.push({ path: prefix + name, depth, schema: c, required: required.has(name) });
       if (typeOf(c) === 'object') walk(c, prefix + name + '.', depth + 1);
