@@ -57,7 +57,8 @@ describe('servers', () => {
       });
       expect(res.body).not.toHaveProperty('credentials');
       expect(res.body.discoveryRequestedAt).toEqual(expect.any(String));
-      expect(await queued(res.body.id)).toEqual({ serverId: res.body.id, trigger: 'registered' });
+      // The job names the server and its tenant (the worker's fair share), never a secret.
+      expect(await queued(res.body.id)).toEqual({ serverId: res.body.id, trigger: 'registered', tenantId: a.tenantId });
       const row = await t.runtime.prisma.server.findUniqueOrThrow({ where: { id: res.body.id } });
       expect(row.credentialsCipher).toMatch(/^v1\./);
       expect(row.credentialsCipher).not.toContain(token);
@@ -277,7 +278,7 @@ describe('servers', () => {
     it('rediscovers when the connection changes', async () => {
       const res = await t.request('PATCH', `/api/v1/servers/${id}`, { key: a.key, body: { headers: { 'X-Region': 'eu' } } });
       expect(res.body.status).toBe('MCP_SERVER_CONNECTION_STATUS_DISCOVERING');
-      expect(await queued(id)).toEqual({ serverId: id, trigger: 'updated' });
+      expect(await queued(id)).toEqual({ serverId: id, trigger: 'updated', tenantId: a.tenantId });
       await queue.remove(DiscoveryProducer.jobId(id));
     });
 
@@ -287,7 +288,7 @@ describe('servers', () => {
       expectProblem(await t.request('POST', `/api/v1/servers/${id}/discover`, { key: a.key }), 409);
       const on = await t.request('PATCH', `/api/v1/servers/${id}`, { key: a.key, body: { enabled: true } });
       expect(on.body).toMatchObject({ enabled: true, status: 'MCP_SERVER_CONNECTION_STATUS_DISCOVERING' });
-      expect(await queued(id)).toEqual({ serverId: id, trigger: 'updated' });
+      expect(await queued(id)).toEqual({ serverId: id, trigger: 'updated', tenantId: a.tenantId });
       await queue.remove(DiscoveryProducer.jobId(id));
     });
 
@@ -311,7 +312,7 @@ describe('servers', () => {
       const res = await t.request('POST', `/api/v1/servers/${id}/discover`, { key: a.key });
       expect(res.status).toBe(202);
       expect(res.body.status).toBe('MCP_SERVER_CONNECTION_STATUS_DISCOVERING');
-      expect(await queued(id)).toEqual({ serverId: id, trigger: 'manual' });
+      expect(await queued(id)).toEqual({ serverId: id, trigger: 'manual', tenantId: a.tenantId });
     });
 
     it('lists the tools as last discovered, in order', async () => {
