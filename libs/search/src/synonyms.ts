@@ -193,7 +193,7 @@ export const PHRASES: readonly (readonly [pattern: RegExp, words: string])[] = [
   // who changed a line
   [/\bwho (wrote|changed|last (touched|edited|changed))\b/i, 'blame'],
   // out of office
-  [/\bout of (the )?office\b|\bauto-?reply\b|\bautomatic repl/i, 'automatic replies mailbox settings'],
+  [/\bout of (the )?office\b|\bauto[- ]?repl(y|ies)\b|\bautomatic repl/i, 'automatic replies mailbox settings'],
   // money owed
   [/\bwho owes (us|me)\b|\bowed to (us|me)\b/i, 'receivable aged'],
   [/\b(we|i) owe\b/i, 'payable aged'],

@@ -38,9 +38,9 @@ export interface SearchOptions {
 
 /**
  * How sure the search is that a result serves the request: "high" (it matches nearly every word of the
- * request, in some form, and scores close to the first result), "medium" (it matches at least half), "low"
- * (a weak match, a match found only by reading the words as misspelt or unfinished, or a best guess when
- * nothing matched: score 0).
+ * request in some form, covers half of its name, and scores close to the first result), "medium" (it
+ * matches at least half), "low" (a weak match, a match found only by reading the words as misspelt or
+ * unfinished, or a best guess when nothing matched: score 0).
  */
 export type Confidence = 'high' | 'medium' | 'low';
 
