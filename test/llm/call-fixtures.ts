@@ -19,6 +19,8 @@ export interface CallFixture {
   sessionsClosed(): number;
   /** Calls of `hang` the client cancelled (notifications/cancelled reached the tool). */
   cancelled(): number;
+  /** Calls of `progress` that reached the tool so far. */
+  progressCalls(): number;
   /** Forgets every session, as a server that restarted would: their next request is answered 404. */
   forgetSessions(): void;
   close(): Promise<void>;
@@ -52,6 +54,7 @@ export async function startCallFixture(): Promise<CallFixture> {
   let opened = 0;
   let closed = 0;
   let cancelled = 0;
+  let progressCalls = 0;
   let stopped = false;
   const http = createServer(async (req, res) => {
     try {
@@ -84,6 +87,7 @@ export async function startCallFixture(): Promise<CallFixture> {
         'progress',
         { description: 'Works for a while, reporting progress', inputSchema: { steps: z.number().int(), stepMs: z.number().int() } },
         async ({ steps, stepMs }, extra) => {
+          progressCalls++;
           const token = extra._meta?.progressToken;
           for (let i = 1; i <= steps; i++) {
             await new Promise((r) => setTimeout(r, stepMs));
@@ -134,6 +138,7 @@ export async function startCallFixture(): Promise<CallFixture> {
     sessionsOpened: () => opened,
     sessionsClosed: () => closed,
     cancelled: () => cancelled,
+    progressCalls: () => progressCalls,
     forgetSessions: () => sessions.clear(),
     close: () =>
       new Promise<void>((resolve) => {

@@ -8,6 +8,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { AppModule } from './app.module';
 import { mountConsole } from './console/console.static';
 import { answerClientErrors } from './http/client-errors';
+import { HttpDrain } from './http/http-drain';
 import { ProblemDto } from './http/problem';
 import { jsonBodyReader } from './http/json-body-reader';
 import { createValidationPipe } from './http/validation.pipe';
@@ -73,6 +74,10 @@ export async function createApiApp(runtime: Runtime, extra: (Type | DynamicModul
   app.set('trust proxy', false);
   app.use(requestLogging(runtime.logger, { quietPaths: QUIET_PATHS }));
   app.use(metricsMiddleware(runtime.metrics));
+  // Once the process is stopping, new requests are refused and those in flight are waited for (see HttpDrain).
+  const drain = app.get(HttpDrain);
+  drain.attach(app.getHttpServer());
+  app.use(drain.middleware());
   // The usual body is read by jsonBodyReader; body-parser takes the rest (other JSON types, compressed, chunked).
   app.use(jsonBodyReader(BODY_LIMIT));
   app.useBodyParser('json', { limit: BODY_LIMIT, type: ['application/json', 'application/*+json'] });

@@ -2,6 +2,7 @@ import { PlatformModule, Runtime } from '@app/platform';
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { HealthModule } from './health/health.module';
+import { HttpDrain } from './http/http-drain';
 import { ProblemFilter } from './http/problem.filter';
 import { McpEndpointModule } from './mcp/mcp-endpoint.module';
 import { RegistryApiModule } from './registry-api.module';
@@ -19,7 +20,7 @@ export class AppModule {
         McpEndpointModule,
         ...extra,
       ],
-      providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
+      providers: [{ provide: APP_FILTER, useClass: ProblemFilter }, HttpDrain],
     };
   }
 }

@@ -4,6 +4,7 @@ import { loadConfig } from '@app/config';
 import { failStartup, handleShutdownSignals, startRuntime } from '@app/platform';
 import { WorkerModule } from '../../worker/src/worker.module';
 import { createApiApp } from './api.app';
+import { HttpDrain } from './http/http-drain';
 
 /**
  * The API process. With WORKER_ENABLED (the default for `npm start`) it also
@@ -45,6 +46,8 @@ async function main(): Promise<void> {
   const started = app;
   handleShutdownSignals(
     async () => {
+      // No new requests from now on; calls and jobs in flight finish within SHUTDOWN_TIMEOUT_MS.
+      started.get(HttpDrain).begin();
       await started.close();
       await runtime.close();
     },

@@ -215,7 +215,9 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
     clearInterval(this.sweepTimer);
     if (!this.worker) return;
     const graceful = this.worker.close(false);
-    const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), this.config.shutdownTimeoutMs).unref());
+    // Within what is left of the process's one bound (tool calls in flight finish within the same one).
+    this.runtime.shutdown.begin();
+    const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), this.runtime.shutdown.remainingMs()).unref());
     if ((await Promise.race([graceful, timer])) === 'timeout') await this.worker.close(true);
     // The jobs that ended last, the ones the close waited for among them, are looked at now rather than at the sweep.
     await this.lookAgain();

@@ -77,9 +77,16 @@ export class NotConfiguredError extends DomainError {
   readonly title = 'Not configured';
 }
 
+/** The registry itself cannot answer now (a service it stands on is down, or it is stopping): try again later. */
 export class ServiceUnavailableError extends DomainError {
   readonly status = 503;
   readonly title = 'Service unavailable';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 1,
+  ) {
+    super(message);
+  }
 }
 
 /**

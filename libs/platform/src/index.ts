@@ -3,3 +3,4 @@ export { startRuntime, Runtime, Role, DatabaseUnavailableError } from './runtime
 export { PlatformModule } from './platform.module';
 export { failStartup, handleShutdownSignals } from './process';
 export type { EarlySignals } from './early-signals';
+export { ShutdownClock } from './shutdown';

@@ -3,6 +3,7 @@ import { createDatabaseClients, EmbeddedPostgres, migrate, PrismaClient, Sql } f
 import { createLogger, Logger, Metrics } from '@app/observability';
 import { QueueConnection } from '@app/queue';
 import { Client } from 'pg';
+import { ShutdownClock } from './shutdown';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -18,6 +19,8 @@ export interface Runtime {
   sql: Sql;
   queue: QueueConnection;
   metrics: Metrics;
+  /** The stop's bound, shared by everything that finishes work when the process stops. */
+  shutdown: ShutdownClock;
   close(): Promise<void>;
 }
 
@@ -77,6 +80,7 @@ export async function startRuntime(role: Role, config: AppConfig, logger = creat
     const prepared = !config.databasePreparedStatements ? 'off' : embedded ? 'shared-session' : 'per-connection';
     const { prisma, sql } = createDatabaseClients(databaseUrl, embedded ? 4 : 10, prepared);
     const metrics = new Metrics();
+    const shutdown = new ShutdownClock(config.shutdownTimeoutMs);
     const connected = queue;
     return {
       role,
@@ -88,8 +92,10 @@ export async function startRuntime(role: Role, config: AppConfig, logger = creat
       sql,
       queue,
       metrics,
+      shutdown,
       async close() {
-        await connected.close(config.shutdownTimeoutMs).catch((err) => logger.warn({ err }, 'queue close failed'));
+        shutdown.begin();
+        await connected.close(shutdown.remainingMs()).catch((err) => logger.warn({ err }, 'queue close failed'));
         await prisma.$disconnect().catch(() => undefined);
         await embedded?.stop();
       },

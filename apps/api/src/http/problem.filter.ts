@@ -1,4 +1,4 @@
-import { DomainError, isLimitRefusal, RateLimitedError } from '@app/domain';
+import { DomainError, isLimitRefusal, RateLimitedError, ServiceUnavailableError } from '@app/domain';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
@@ -36,7 +36,9 @@ export class ProblemFilter implements ExceptionFilter {
     const res = ctx.getResponse<Response>();
     const req = ctx.getRequest<Request>();
     const problem = this.toProblem(exception, req);
-    if (exception instanceof RateLimitedError) res.setHeader('Retry-After', String(exception.retryAfterSeconds));
+    if (exception instanceof RateLimitedError || exception instanceof ServiceUnavailableError) {
+      res.setHeader('Retry-After', String(exception.retryAfterSeconds));
+    }
     if (res.headersSent) {
       res.end();
       return;

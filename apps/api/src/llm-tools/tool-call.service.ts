@@ -7,6 +7,7 @@ import {
   NotFoundError,
   Principal,
   ServerKind,
+  ServiceUnavailableError,
   statusToWire,
   UpstreamError,
   UpstreamTimeoutError,
@@ -26,6 +27,7 @@ import {
   redactor,
   TargetAuthorization,
 } from '@app/mcp';
+import { RUNTIME, Runtime } from '@app/platform';
 import type { CallToolContext, CallToolInput } from '@app/registry';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
@@ -54,7 +56,17 @@ function staleAt(expiresAt: Date | null): number | undefined {
 }
 
 /** The audit outcome of a call: `ok` and `tool_error` (the tool answered isError) reached the tool. */
-export type CallOutcome = 'ok' | 'tool_error' | 'not_found' | 'not_connected' | 'upstream_error' | 'timeout' | 'cancelled' | 'limit_exceeded' | 'error';
+export type CallOutcome =
+  | 'ok'
+  | 'tool_error'
+  | 'not_found'
+  | 'not_connected'
+  | 'upstream_error'
+  | 'timeout'
+  | 'cancelled'
+  | 'limit_exceeded'
+  | 'stopped'
+  | 'error';
 
 function outcomeOf(err: unknown): CallOutcome {
   if (isLimitRefusal(err)) return 'limit_exceeded';
@@ -62,6 +74,7 @@ function outcomeOf(err: unknown): CallOutcome {
   if (err instanceof ConflictError) return 'not_connected';
   if (err instanceof UpstreamTimeoutError) return 'timeout';
   if (err instanceof UpstreamError) return 'upstream_error';
+  if (err instanceof ServiceUnavailableError) return 'stopped';
   return 'error';
 }
 
@@ -82,9 +95,14 @@ export class ToolCallService implements OnModuleDestroy {
   private readonly refusals = new WeakMap<McpSession, () => boolean>();
   /** The upstream OAuth side of each session opened with one, and when its token should be renewed. */
   private readonly authorizations = new WeakMap<McpSession, { oauth: TargetAuthorization; staleAt?: number }>();
+  /** Calls in flight: a stop waits for them (within SHUTDOWN_TIMEOUT_MS) before it closes their sessions. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Set when the stop's bound ran out with calls in flight: those are cut, and say that the registry stopped. */
+  private cut = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
     private readonly catalog: ToolCatalogService,
     private readonly servers: ServerRepository,
     private readonly resolver: ConnectionTargetResolver,
@@ -97,7 +115,15 @@ export class ToolCallService implements OnModuleDestroy {
     catalog.onServerChanged((id) => this.pool.invalidate(`${id}:`));
   }
 
-  async call(principal: Principal, input: CallToolInput, context: CallToolContext = {}): Promise<CallToolResult> {
+  call(principal: Principal, input: CallToolInput, context: CallToolContext = {}): Promise<CallToolResult> {
+    const call = this.callTracked(principal, input, context);
+    this.inFlight.add(call);
+    const forget = () => this.inFlight.delete(call);
+    call.then(forget, forget);
+    return call;
+  }
+
+  private async callTracked(principal: Principal, input: CallToolInput, context: CallToolContext): Promise<CallToolResult> {
     // A caller over its limit is refused before anything else, and not audited: a flood must not fill the log.
     await this.limiter.take(principal);
     // So is a tenant with as many calls in flight as its limit allows.
@@ -128,8 +154,16 @@ export class ToolCallService implements OnModuleDestroy {
     return this.auditLog.flush();
   }
 
+  /** On a stop: the calls in flight finish within what is left of the bound; those still running then are cut. */
   async onModuleDestroy(): Promise<void> {
+    this.runtime.shutdown.begin();
+    if (this.inFlight.size > 0) {
+      await settledWithin([...this.inFlight], this.runtime.shutdown.remainingMs());
+      if (this.inFlight.size > 0) this.cut = true;
+    }
     await this.pool.close();
+    // The cut calls fail at once now; their answers (503) are written before the HTTP server closes.
+    await settledWithin([...this.inFlight], 1000);
   }
 
   /**
@@ -308,6 +342,13 @@ export class ToolCallService implements OnModuleDestroy {
   private toDomainError(err: unknown, server: CatalogServer | undefined, input: CallToolInput, context: CallToolContext): unknown {
     if (err instanceof DomainError) return err;
     const name = server ? `"${server.name}"` : input.serverId;
+    if (this.cut) {
+      // Not the server's failure: the registry closed the session at the end of its shutdown bound.
+      return new ServiceUnavailableError(
+        `the registry stopped before the call of tool "${input.toolName}" on server ${name} finished ` +
+          `(it waits ${this.config.shutdownTimeoutMs} ms for calls in flight when it stops); call again`,
+      );
+    }
     const failure = classifyError(err, `tools/call of "${input.toolName}"`);
     if (!(err instanceof McpFailure) && failure.code === McpFailureCode.Unexpected) return err;
     if (context.signal?.aborted) return new UpstreamError(`the call of tool "${input.toolName}" on server ${name} was cancelled by the caller`);
@@ -345,3 +386,9 @@ export class ToolCallService implements OnModuleDestroy {
   }
 }
 
+/** Waits until every promise has settled, or `ms` has passed. */
+async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(promises), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
