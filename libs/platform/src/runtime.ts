@@ -66,7 +66,16 @@ export async function startRuntime(role: Role, config: AppConfig, logger = creat
   let queue: QueueConnection | undefined;
   try {
     // Redis is checked before migrating, so that a wrong REDIS_URL leaves the database untouched.
-    queue = new QueueConnection({ redisUrl: config.redisUrl, databaseUrl, prefix: config.queuePrefix });
+    queue = new QueueConnection({
+      redisUrl: config.redisUrl,
+      databaseUrl,
+      prefix: config.queuePrefix,
+      // Once when Redis goes, once when it is back: not a line per request that could not queue a job.
+      onOutage: (e) =>
+        e.state === 'down'
+          ? logger.warn({ reason: e.reason }, 'Redis does not answer: jobs are not queued by requests (the sweep queues them) until it does')
+          : logger.info({ downMs: e.downMs }, 'Redis answers again'),
+    });
     await queue.connect();
     const result = await migrate(databaseUrl);
     if (result.applied.length > 0) logger.info({ applied: result.applied }, 'database migrations applied');

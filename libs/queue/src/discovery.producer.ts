@@ -1,6 +1,20 @@
 import { Injectable, Inject, OnModuleDestroy } from '@nestjs/common';
 import { DiscoveryTarget, DiscoveryTrigger, JobItem, JobName, QueueName } from './jobs';
-import { QueueConnection } from './queue-connection';
+import { QueueConnection, withTimeout } from './queue-connection';
+
+/**
+ * The longest a request waits to queue a job. The row it committed already says what is due, so a queue that
+ * does not answer by then is left to the workers' sweep, which queues what the queue missed.
+ */
+export const ENQUEUE_TIMEOUT_MS = 2000;
+
+/** The queue could not take a job now (its datastore is away, or did not answer within ENQUEUE_TIMEOUT_MS). */
+export class QueueUnavailableNowError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'QueueUnavailableNowError';
+  }
+}
 
 export const QUEUE_CONNECTION = Symbol('QUEUE_CONNECTION');
 
@@ -44,19 +58,32 @@ export class DiscoveryProducer implements OnModuleDestroy {
   /** Queues a discovery of one server. Never carries a secret: the worker reads everything else from the database. */
   async request(target: DiscoveryTarget, trigger: DiscoveryTrigger, delayMs = 0): Promise<void> {
     const job = this.discoverJob(target, trigger, delayMs);
-    await this.discoveryQueue.add(job.name, job.data, job.opts);
-    if (!RELABELLING.has(trigger)) return;
-    // A change or an explicit request joins the server's pending or running job when there is one (one job per
-    // server): the run it causes is recorded with this request's trigger, not the one that queued the job. The
-    // platform's own requests (the sweep, the schedule, a change notification) leave the label as it is.
-    const pending = await this.discoveryQueue.getJob(job.opts.jobId);
-    if (pending && pending.data.trigger !== trigger) await pending.updateData({ ...pending.data, trigger }).catch(() => undefined);
+    await this.bounded(async () => {
+      await this.discoveryQueue.add(job.name, job.data, job.opts);
+      if (!RELABELLING.has(trigger)) return;
+      // A change or an explicit request joins the server's pending or running job when there is one (one job per
+      // server): the run it causes is recorded with this request's trigger, not the one that queued the job. The
+      // platform's own requests (the sweep, the schedule, a change notification) leave the label as it is.
+      const pending = await this.discoveryQueue.getJob(job.opts.jobId);
+      if (pending && pending.data.trigger !== trigger) await pending.updateData({ ...pending.data, trigger }).catch(() => undefined);
+    });
   }
 
   /** Queues discoveries of several servers in one round trip (a registration of many). */
   async requestMany(targets: DiscoveryTarget[], trigger: DiscoveryTrigger): Promise<void> {
     if (targets.length === 0) return;
-    await this.discoveryQueue.addBulk(targets.map((t) => this.discoverJob(t, trigger, 0)));
+    await this.bounded(() => this.discoveryQueue.addBulk(targets.map((t) => this.discoverJob(t, trigger, 0))));
+  }
+
+  /** Runs a queue operation within ENQUEUE_TIMEOUT_MS, or fails at once while the queue's datastore is away. */
+  private async bounded<T>(operation: () => Promise<T>): Promise<T> {
+    if (!this.queues.available) throw new QueueUnavailableNowError('the queue is not connected');
+    const running = operation();
+    // Finishing late is harmless (job ids dedupe); failing late must not be an unhandled rejection.
+    running.catch(() => undefined);
+    return withTimeout(running, ENQUEUE_TIMEOUT_MS, `the queue did not answer within ${ENQUEUE_TIMEOUT_MS} ms`).catch((err: Error) => {
+      throw err instanceof QueueUnavailableNowError ? err : new QueueUnavailableNowError(err.message);
+    });
   }
 
   private discoverJob(target: DiscoveryTarget, trigger: DiscoveryTrigger, delayMs: number) {

@@ -1,4 +1,11 @@
 export { QueueName, JobName, DiscoveryTrigger, DiscoverJobData, DiscoveryTarget, SweepJobData, JobItem, JobOf } from './jobs';
-export { QueueConnection, QueueConnectionOptions, QueueUnavailableError, QueueBackendKind, Job } from './queue-connection';
-export { DiscoveryProducer, DiscoveryJobPolicy, DISCOVERY_JOB_POLICY, QUEUE_CONNECTION } from './discovery.producer';
+export { QueueConnection, QueueConnectionOptions, QueueUnavailableError, QueueBackendKind, Job, withTimeout } from './queue-connection';
+export {
+  DiscoveryProducer,
+  DiscoveryJobPolicy,
+  DISCOVERY_JOB_POLICY,
+  QUEUE_CONNECTION,
+  ENQUEUE_TIMEOUT_MS,
+  QueueUnavailableNowError,
+} from './discovery.producer';
 export { QueueModule } from './queue.module';

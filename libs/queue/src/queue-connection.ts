@@ -15,6 +15,8 @@ export interface QueueConnectionOptions {
   databaseUrl: string;
   /** Namespaces keys on Redis (tests give each file its own). */
   prefix: string;
+  /** Told once when Redis stops answering and once when it answers again (not at every retry). */
+  onOutage?: (event: { state: 'down'; reason: string } | { state: 'up'; downMs: number }) => void;
 }
 
 /** Raised when the queue's datastore cannot be reached at start. */
@@ -42,6 +44,9 @@ export class QueueConnection {
   readonly kind: QueueBackendKind;
   /** The socket error behind a failed connect (ioredis rejects with a generic "Connection is closed"). */
   private lastRedisError?: Error;
+  /** Set once the connection has been ready; then when it was lost, while it is. */
+  private wasReady = false;
+  private downSince?: number;
 
   constructor(private readonly options: QueueConnectionOptions) {
     this.kind = options.redisUrl ? 'redis' : 'postgres';
@@ -56,7 +61,28 @@ export class QueueConnection {
       this.redis.on('error', (err: Error) => {
         this.lastRedisError = err;
       });
+      this.redis.on('ready', () => {
+        this.wasReady = true;
+        if (this.downSince === undefined) return;
+        const downMs = Date.now() - this.downSince;
+        this.downSince = undefined;
+        options.onOutage?.({ state: 'up', downMs });
+      });
+      this.redis.on('close', () => {
+        if (!this.wasReady || this.downSince !== undefined) return;
+        this.downSince = Date.now();
+        const cause = this.lastRedisError as NodeJS.ErrnoException | undefined;
+        options.onOutage?.({ state: 'down', reason: cause?.code ?? cause?.message ?? 'connection closed' });
+      });
     }
+  }
+
+  /**
+   * Whether the queue's datastore is connected now. While Redis is away, what would queue a job fails at once
+   * instead of waiting in ioredis's offline queue (the database is the source of truth: the sweep queues it).
+   */
+  get available(): boolean {
+    return !this.redis || this.redis.status === 'ready';
   }
 
   /** Connects and checks the datastore answers; throws QueueUnavailableError naming the cause. */
@@ -78,6 +104,7 @@ export class QueueConnection {
   async ping(timeoutMs = 2000): Promise<boolean> {
     try {
       if (this.redis) {
+        if (!this.available) return false;
         await withTimeout(this.redis.ping(), timeoutMs, 'timeout');
       } else if (this.queues[0]) {
         await withTimeout(this.queues[0].getJobCounts('wait'), timeoutMs, 'timeout');
@@ -142,7 +169,7 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+export function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     p,

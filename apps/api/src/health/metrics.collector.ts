@@ -1,7 +1,7 @@
 import { PrismaClient } from '@app/database';
 import { Metrics } from '@app/observability';
 import { METRICS, PRISMA, QUEUE_CONNECTION } from '@app/platform';
-import { QueueConnection, QueueName } from '@app/queue';
+import { QueueConnection, QueueName, withTimeout } from '@app/queue';
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 
 /** Fills the gauges that are read from the database and the queue at scrape time. */
@@ -23,8 +23,10 @@ export class MetricsCollector implements OnModuleDestroy {
       this.metrics.serversByStatus.set({ status }, g?._count._all ?? 0);
     }
     try {
+      // A scrape never waits on a queue that is away: the gauges keep their last values.
+      if (!this.queues.available) return;
       this.queue ??= this.queues.createQueue(QueueName.Discovery);
-      const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+      const counts = await withTimeout(this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized'), 1000, 'timeout');
       for (const [state, n] of Object.entries(counts)) this.metrics.queueDepth.set({ state }, n);
     } catch {
       // The queue being down shows on /health/ready; metrics keep the last values.

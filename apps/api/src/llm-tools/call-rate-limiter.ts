@@ -111,6 +111,8 @@ export class CallRateLimiter implements OnModuleDestroy {
 
   private async takeShared(key: string): Promise<{ granted: number; waitMs: number }> {
     if (!this.redis) return this.takeLocal(key);
+    // While Redis is away a call does not wait for it (commandTimeout): it is limited here at once.
+    if (this.redis.status !== 'ready') throw new Error(`Redis is ${this.redis.status}`);
     const redis = this.redis as unknown as { takeTokens(key: string, capacity: number, rate: number, want: number): Promise<[number, number]> };
     const [granted, waitMs] = await redis.takeTokens(this.prefix + key, this.capacity, this.rate, this.chunk);
     return { granted: Number(granted), waitMs: Number(waitMs) };

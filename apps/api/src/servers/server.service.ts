@@ -27,7 +27,7 @@ import {
 } from '@app/domain';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { OutboundPolicy, StdioWorkspaces } from '@app/mcp';
-import { DiscoveryProducer, DiscoveryTarget, DiscoveryTrigger } from '@app/queue';
+import { DiscoveryProducer, DiscoveryTarget, DiscoveryTrigger, QueueUnavailableNowError } from '@app/queue';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { Answer, AnswerCache, audienceOf } from '../common/answer-cache';
@@ -359,7 +359,9 @@ export class ServerService {
     try {
       await this.producer.request(target, trigger);
     } catch (err) {
-      this.logger.warn({ serverId: typeof target === 'string' ? target : target.id, trigger, err: (err as Error).message }, 'discovery could not be queued; the sweep will retry it');
+      // While the queue is away its outage is logged once (QueueConnection), not once per request.
+      const level = err instanceof QueueUnavailableNowError ? 'debug' : 'warn';
+      this.logger[level]({ serverId: typeof target === 'string' ? target : target.id, trigger, err: (err as Error).message }, 'discovery could not be queued; the sweep will retry it');
     }
   }
 
@@ -367,7 +369,8 @@ export class ServerService {
     try {
       await this.producer.requestMany(targets, trigger);
     } catch (err) {
-      this.logger.warn({ servers: targets.length, trigger, err: (err as Error).message }, 'discoveries could not be queued; the sweep will retry them');
+      const level = err instanceof QueueUnavailableNowError ? 'debug' : 'warn';
+      this.logger[level]({ servers: targets.length, trigger, err: (err as Error).message }, 'discoveries could not be queued; the sweep will retry them');
     }
   }
 }
