@@ -1,10 +1,11 @@
 import { Principal } from '@app/domain';
-import { Controller, Delete, Get, Header, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Header, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { UpstreamOAuthService } from '@app/oauth';
 import { CurrentPrincipal, Public } from '../auth/auth.decorators';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
+import { IdParam } from '../common/ids';
 import { AuthorizationForgottenDto, AuthorizationStartDto, ClientMetadataDocumentDto } from './oauth.dto';
 import { OAuthFlowService } from './oauth-flow.service';
 import { callbackPage } from './oauth-page';
@@ -32,9 +33,16 @@ export class OAuthController {
       'once. 409 when the server has not asked for authorization yet, uses the client credentials grant, or its authorization server ' +
       'offers no way to register the registry (the detail says what to give as `auth`).',
   })
-  @ApiOkResponse({ type: AuthorizationStartDto })
+  @ApiOkResponse({
+    type: AuthorizationStartDto,
+    example: {
+      authorizationUrl:
+        'https://auth.example.com/authorize?response_type=code&client_id=registry&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&state=Zk9sY2Fs&resource=https%3A%2F%2Fmcp.example.com%2Fgithub%2Fmcp',
+      expiresAt: '2026-12-02T10:10:00.000Z',
+    },
+  })
   @ApiProblems(403, 404, 409, 502)
-  authorize(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<AuthorizationStartDto> {
+  authorize(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server to authorize') id: string): Promise<AuthorizationStartDto> {
     return this.flow.authorize(principal, id);
   }
 
@@ -44,9 +52,9 @@ export class OAuthController {
     summary: "Forget a server's OAuth tokens (revoked first where the authorization server offers revocation)",
     description: "The server's authorization.status becomes `required` and the server ERROR until it is authorized again.",
   })
-  @ApiOkResponse({ type: AuthorizationForgottenDto })
+  @ApiOkResponse({ type: AuthorizationForgottenDto, example: { revoked: true } })
   @ApiProblems(403, 404, 409)
-  forget(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<AuthorizationForgottenDto> {
+  forget(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server whose authorization is forgotten') id: string): Promise<AuthorizationForgottenDto> {
     return this.flow.forget(principal, id);
   }
 
@@ -87,7 +95,18 @@ export class OAuthController {
   @ApiOperation({
     summary: "The registry's OAuth client ID metadata document: its client_id is this URL (used with authorization servers that support them when PUBLIC_URL is https)",
   })
-  @ApiOkResponse({ type: ClientMetadataDocumentDto })
+  @ApiOkResponse({
+    type: ClientMetadataDocumentDto,
+    example: {
+      client_id: 'https://registry.example.com/oauth/client-metadata.json',
+      client_name: 'MCP Registry',
+      redirect_uris: ['https://registry.example.com/oauth/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'web',
+    },
+  })
   clientMetadata(): Record<string, unknown> {
     return this.oauth.clientMetadataDocument();
   }
