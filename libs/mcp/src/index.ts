@@ -28,7 +28,8 @@ export {
 } from './connection/upstream-authorizer';
 export { McpSession, ProtocolEra, ServerIdentity, McpRequestOptions, SessionTransport } from './connection/mcp-session';
 export { McpFailure, McpFailureCode, isTransientFailure } from './connection/mcp-failure';
-export { classifyError, redactor, Redactor } from './connection/classify-error';
+export { classifyError } from './connection/classify-error';
+export { redactor, Redactor, REDACTED, secretVariants, urlSecrets, namedSecrets } from './connection/redaction';
 export { ByteBudget, ByteCounter, countingAnswers, currentAnswerCounter, countingFetch, formatBytes, FetchLike } from './connection/byte-budget';
 export { ChildProcessTransport, ChildProcessTransportOptions } from './transports/child-process.transport';
 export { StderrTail } from './transports/stderr-tail';

@@ -111,7 +111,8 @@ describe('classifying failures', () => {
 
   it('removes every secret value from the texts it keeps', () => {
     const redact = redactor(['tok-123456', 'hdr-abcdef', 'ab']);
-    expect(redact('Bearer tok-123456 and hdr-abcdef, ab stays')).toBe('Bearer [redacted] and [redacted], ab stays');
+    // A secret of two characters is redacted where it stands alone, not inside words ("about", "table").
+    expect(redact('Bearer tok-123456 and hdr-abcdef, ab goes, about and table stay')).toBe('Bearer [redacted] and [redacted], [redacted] goes, about and table stay');
     const f = classifyError(new McpError(-32000, 'bad token tok-123456'), 'initialize', redact);
     expect(f.message).not.toContain('tok-123456');
   });

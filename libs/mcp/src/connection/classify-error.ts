@@ -1,12 +1,7 @@
 import { McpFailure, McpFailureCode } from './mcp-failure';
+import { Redactor, redactor } from './redaction';
 
-/** Removes every known secret value from a text that may be shown to people. */
-export type Redactor = (text: string) => string;
-
-export function redactor(secrets: string[]): Redactor {
-  const values = secrets.filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
-  return (text) => values.reduce((t, s) => t.split(s).join('[redacted]'), text);
-}
+export { Redactor, redactor };
 
 const HTTP_MESSAGES: Record<number, [McpFailureCode, string]> = {
   401: [McpFailureCode.Unauthorized, 'the server answered 401 Unauthorized: the credentials are missing, wrong or expired'],

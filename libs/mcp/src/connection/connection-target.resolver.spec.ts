@@ -68,7 +68,7 @@ describe('turning a registration into a connection target', () => {
     const stored = { credentialsCipher: cipher.encrypt({ bearerToken: 'tok-1234567', headers: { 'X-Api-Key': 'key-7654321' } }, s.id), credentialsEnv: null };
     const target = (await resolver.resolve(s, stored)) as HttpTarget;
     expect(target.headers).toEqual({ 'x-org': 'acme', authorization: 'Bearer tok-1234567', 'x-api-key': 'key-7654321' });
-    expect(target.secrets.sort()).toEqual(['key-7654321', 'tok-1234567']);
+    expect(target.secrets.sort()).toEqual(['Bearer tok-1234567', 'key-7654321', 'tok-1234567']);
     expect(target.fetch).not.toBe(globalThis.fetch);
   });
 
@@ -117,7 +117,7 @@ describe('turning a registration into a connection target', () => {
       expect(target.headers.authorization).toBe('Bearer not-meant-1');
       const external = (await resolver.resolve(server({ kind: ServerKind.EXTERNAL }), { credentialsCipher: null, credentialsEnv: 'MCP_SECRET_SPEC_EXTERNAL' })) as HttpTarget;
       expect(external.headers.authorization).toBe('Bearer external-secret-1');
-      expect(external.secrets).toEqual(['external-secret-1']);
+      expect(external.secrets).toEqual(['external-secret-1', 'Bearer external-secret-1']);
     } finally {
       delete process.env.MCPR_SPEC_UNLISTED;
       delete process.env.MCP_SECRET_SPEC_EXTERNAL;

@@ -10,6 +10,7 @@ import { policyLookup } from '../pool/policy-lookup';
 import type { FetchLike } from './byte-budget';
 import { ConnectionTarget, HttpTarget } from './connection-target';
 import { McpFailure, McpFailureCode } from './mcp-failure';
+import { namedSecrets, urlSecrets } from './redaction';
 import { StdioWorkspaces } from './stdio-workspaces';
 import { challengeRecordingFetch, TargetAuthorization, UPSTREAM_AUTHORIZER, UpstreamAuthorizer } from './upstream-authorizer';
 
@@ -114,7 +115,8 @@ export class ConnectionTargetResolver {
     const cwd = this.workspaces.prepare(server.id);
     env.HOME = cwd;
     Object.assign(env, server.env);
-    const secrets: string[] = [];
+    // Values of the program's environment whose names say they are credentials are its secrets too.
+    const secrets: string[] = namedSecrets(server.env);
     const fromEnv = server.kind === ServerKind.BUILT_IN || server.kind === ServerKind.EXTERNAL ? this.envCredential(stored) : undefined;
     if (fromEnv) {
       env[fromEnv.name] = fromEnv.value;
@@ -178,6 +180,9 @@ export class ConnectionTargetResolver {
         secrets.push(fromEnv.value);
       }
     }
+    // The whole Authorization value too: a server that echoes its header line encodes it with its scheme.
+    if (headers.authorization) secrets.push(headers.authorization);
+    secrets.push(...urlSecrets(url));
     let fetch: FetchLike = globalThis.fetch;
     let lookup: LookupFunction | undefined;
     if (server.kind === ServerKind.CUSTOM) {

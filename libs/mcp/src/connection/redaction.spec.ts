@@ -1,0 +1,58 @@
+import { REDACTED, redactor, urlSecrets, namedSecrets } from './redaction';
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const b64url = (s: string) => Buffer.from(s).toString('base64url');
+
+describe('redacting a server of its own secrets', () => {
+  const token = 'tok_9f8e7d6c5b4a3210/+=Zz';
+  const redact = redactor([token]);
+
+  it.each([
+    ['plain', `here it is: ${token}.`],
+    ['JSON-escaped', JSON.stringify({ auth: `Bearer ${token}` })],
+    ['percent-encoded', `?t=${encodeURIComponent(token)}`],
+    ['percent-encoded, lower-case hex', `?t=${encodeURIComponent(token).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())}`],
+    ['form-encoded', `t=${encodeURIComponent(`x ${token} y`).replace(/%20/g, '+')}`],
+    ['base64', b64(token)],
+    ['base64 without padding', b64(token).replace(/=+$/, '')],
+    ['base64url', b64url(token)],
+    ['base64 of a header line that holds it (offset 1)', b64(`A${token}`)],
+    ['base64 of a header line that holds it (offset 2)', b64(`Authorization: Bearer ${token}\r\n`)],
+    ['base64url of a header line', b64url(`x-echo: ${token};`)],
+    ['split by spaces', token.split('').join(' ')],
+    ['split by newlines', `${token.slice(0, 7)}\n${token.slice(7, 15)}\r\n${token.slice(15)}`],
+    ['base64 wrapped at 16 columns', (b64(`authorization: Bearer ${token}`).match(/.{1,16}/g) ?? []).join('\n')],
+  ])('removes it %s', (_how, text) => {
+    const out = redact(text);
+    expect(out).toContain(REDACTED);
+    for (const leak of [token, encodeURIComponent(token), b64(token).replace(/=+$/, ''), b64url(token)]) expect(out).not.toContain(leak);
+    expect(out.replace(/\s+/g, '')).not.toContain(token);
+  });
+
+  it('decodes Basic credentials: the user:pass pair and the password are secrets too, in every encoding', () => {
+    const header = `Basic ${b64('robot:pa55-w0rd-xyz')}`;
+    const r = redactor([header]);
+    for (const text of [header, b64('robot:pa55-w0rd-xyz'), 'robot:pa55-w0rd-xyz', 'the password is pa55-w0rd-xyz', b64('pa55-w0rd-xyz'), encodeURIComponent('robot:pa55-w0rd-xyz')]) {
+      expect(r(text)).not.toMatch(/pa55-w0rd-xyz|cGE1NS13MHJkLXh5e|cm9ib3Q6cGE1NS13MHJkLXh5eg/);
+    }
+    expect(r('robot is a user name, not a secret')).toBe('robot is a user name, not a secret');
+  });
+
+  it('redacts a two-character secret where it stands alone, in its encodings too, and leaves words that contain it', () => {
+    const r = redactor(['ab']);
+    expect(r('key=ab&x=1 "ab" (ab) ab')).toBe(`key=${REDACTED}&x=1 "${REDACTED}" (${REDACTED}) ${REDACTED}`);
+    expect(r(`sent ${b64('ab')} or ${b64url('ab')}`)).toBe(`sent ${REDACTED} or ${REDACTED}`);
+    expect(r('about a table, abstract lab')).toBe('about a table, abstract lab');
+    expect(redactor(['7'])('port 7 of 77')).toBe(`port ${REDACTED} of 77`);
+  });
+
+  it('finds the secrets of a URL and of credential-named variables', () => {
+    expect(urlSecrets(new URL('https://bot:hunter2-pw@mcp.example.com/x?api_key=k-123456&page=2&token=tk'))).toEqual(['hunter2-pw', 'bot:hunter2-pw', 'k-123456']);
+    expect(namedSecrets({ GITHUB_TOKEN: 'ghp_abcdef', MODE: 'fast', DEBUG_TOKEN: '1', DB_PASSWORD: 'pw-123456' })).toEqual(['ghp_abcdef', 'pw-123456']);
+  });
+
+  it('changes nothing without secrets', () => {
+    expect(redactor([])('anything at all')).toBe('anything at all');
+    expect(redactor([''])('anything at all')).toBe('anything at all');
+  });
+});
