@@ -180,8 +180,6 @@ export class ConnectionTargetResolver {
         secrets.push(fromEnv.value);
       }
     }
-    // The whole Authorization value too: a server that echoes its header line encodes it with its scheme.
-    if (headers.authorization) secrets.push(headers.authorization);
     secrets.push(...urlSecrets(url));
     let fetch: FetchLike = globalThis.fetch;
     let lookup: LookupFunction | undefined;
@@ -203,6 +201,8 @@ export class ConnectionTargetResolver {
       }
       fetch = challengeRecordingFetch(fetch, oauth.record);
     }
+    // The whole Authorization value too: a server that echoes its header line encodes it with its scheme.
+    if (headers.authorization) secrets.push(headers.authorization);
     const target: HttpTarget = {
       transport,
       url,
