@@ -150,6 +150,18 @@ describe('input PostgreSQL cannot store, forged page tokens and ids in any case:
     expectProblem(await t.request('GET', '/api/v1/servers/not-an-id', { key: a.key }), 404);
   });
 
+  it('answers every documented GET of a server the same for its id in upper case as in lower case', async () => {
+    const doc = (await t.request('GET', '/docs-json', { key: null })).body as { paths: Record<string, Record<string, unknown>> };
+    const paths = Object.keys(doc.paths).filter((p) => /^\/api\/v1\/servers\/\{id\}/.test(p) && doc.paths[p].get && (p.match(/\{/g) ?? []).length === 1);
+    expect(paths.length).toBeGreaterThanOrEqual(3);
+    for (const path of paths) {
+      const lower = await t.request('GET', path.replace('{id}', serverId), { key: a.key });
+      const upper = await t.request('GET', path.replace('{id}', serverId.toUpperCase()), { key: a.key });
+      expect({ path, status: upper.status }).toEqual({ path, status: lower.status });
+      expect(lower.status).toBeLessThan(500);
+    }
+  });
+
   it('says once that a disabled server is disabled', async () => {
     const res = await t.request('POST', '/api/v1/llm/mcp-call-tool', { key: a.key, body: { serverId, toolName: 'echo' } });
     expectProblem(res, 409);
