@@ -85,6 +85,12 @@ describe('redaction of what a server echoes', () => {
     expect(leaksOf(all, secrets)).toEqual([]);
     const tools = (await t.request('GET', `/api/v1/servers/${id}/tools`)).body.tools as { name: string }[];
     expect(tools.map((x) => x.name)).toEqual(['echo_[redacted]']);
+    // A tool call that fails with an error echoing them: the registry's answer carries none of them.
+    const call = await t.request('POST', '/api/v1/llm/mcp-call-tool', { body: { serverId: id, toolName: 'echo_[redacted]', arguments: {} } });
+    expect(call.status).toBe(502);
+    expect(call.body.detail).toContain('call refused for [redacted], key [redacted], [redacted]');
+    expect(leaksOf(call.text, secrets)).toEqual([]);
+    expect(leaksOf(t.logs(), secrets)).toEqual([]);
   });
 
   it('redacts the error a server answers with, as it is stored and shown', async () => {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const bool = z
@@ -69,6 +70,18 @@ const base64Key = z
   .trim()
   .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
 
+/** One MCP_OUTBOUND_ALLOW entry: a host name, `*.suffix`, an IP address (IPv6 with or without brackets) or a CIDR. */
+function outboundAllowEntry(entry: string): boolean {
+  if (entry === '') return true;
+  const [addr, prefix, ...rest] = entry.split('/');
+  const ip = addr.replace(/^\[(.*)\]$/, '$1');
+  if (prefix !== undefined) {
+    const family = isIP(ip);
+    return rest.length === 0 && family !== 0 && /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+  }
+  return isIP(ip) !== 0 || /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(entry);
+}
+
 /** The environment as the process reads it. Every variable is optional here; defaults come after. */
 export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).optional(),
@@ -83,7 +96,11 @@ export const envSchema = z.object({
   CREDENTIALS_KEY: base64Key.optional(),
   /** Older keys kept for decryption after a rotation: `id:base64,id:base64`. */
   CREDENTIALS_KEYS_PREVIOUS: z.string().trim().optional(),
-  MCP_OUTBOUND_ALLOW: z.string().optional(),
+  /** Hosts, `*.suffixes`, addresses and CIDRs tenant servers may reach: comma-separated. */
+  MCP_OUTBOUND_ALLOW: z
+    .string()
+    .refine((v) => v.split(',').every((e) => outboundAllowEntry(e.trim())), 'must be a comma-separated list of host names, *.suffixes, IP addresses and CIDRs (10.0.0.0/8, fd00::/8)')
+    .optional(),
   /** Environment variables (besides MCP_SECRET_*) that platform servers' credentials may name: comma-separated. */
   CREDENTIAL_ENV_ALLOW: z
     .string()

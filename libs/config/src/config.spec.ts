@@ -178,6 +178,13 @@ describe('loadConfig', () => {
     expect(() => load({ TOOL_RESULT_MAX_BYTES: '4MB' })).toThrow(/^TOOL_RESULT_MAX_BYTES: must be a whole number/);
   });
 
+  it('refuses an MCP_OUTBOUND_ALLOW entry that is neither a host, a suffix, an address nor a CIDR', () => {
+    expect(load({ MCP_OUTBOUND_ALLOW: '10.0.0.0/8, fd00::/8, [::1], 127.0.0.1, *.corp.example.com, localhost' }).outboundAllow).toHaveLength(6);
+    for (const bad of ['10.0.0.0/33', 'fd00::/129', 'not a host', '10.0.0.0/8/1', 'example.com/24', 'http://x.example.com']) {
+      expect(errorOf({ MCP_OUTBOUND_ALLOW: bad }).message).toMatch(/^MCP_OUTBOUND_ALLOW: must be a comma-separated list of host names/);
+    }
+  });
+
   it('refuses a CREDENTIAL_ENV_ALLOW that names a setting of the registry, or something that is not a variable name', () => {
     expect(errorOf({ CREDENTIAL_ENV_ALLOW: 'GITHUB_TOKEN,CREDENTIALS_KEY' }).message).toBe(
       'CREDENTIAL_ENV_ALLOW: CREDENTIALS_KEY is a setting of the registry itself and cannot be given to servers',
