@@ -38,7 +38,10 @@ describe('tool search on the evaluation set', () => {
         `${misses} queries without an expected tool in the first five\n`,
     );
     expect(report.train.mrr).toBeGreaterThan(bm25.train.mrr);
-    expect(report.train.recallAt5).toBeGreaterThanOrEqual(0.8);
+    expect(report.holdout.mrr).toBeGreaterThan(bm25.holdout.mrr);
+    // where the tuned ranking stands on the training part (0.708 / 0.901): a change that loses ground fails here
+    expect(report.train.recallAt1).toBeGreaterThanOrEqual(0.69);
+    expect(report.train.recallAt5).toBeGreaterThanOrEqual(0.88);
   });
 
   it('answers the same ranking every time', () => {
