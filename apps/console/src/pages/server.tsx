@@ -6,6 +6,15 @@ import { SchemaView } from '../schema';
 import { ConfirmButton, ErrorNote, Notice, StatusBadge, usePoll, When } from '../ui';
 import { ServerForm } from './server-form';
 
+function httpUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return u.protocol === 'https:' || u.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
 const READ_ONLY_KINDS = new Set(['MCP_SERVER_KIND_INTERNAL', 'MCP_SERVER_KIND_EXTERNAL']);
 
 export function ServerPage({ serverId, role }: { serverId: string; role: Role }) {
@@ -17,6 +26,7 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
   const [message, setMessage] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const [seen, setSeen] = useState<string>('');
+  const [authorizeAt, setAuthorizeAt] = useState<{ url: string; expiresAt?: string } | null>(null);
 
   // A discovery history is the owner's (or the admin's): a tenant looking at a platform server is not asked it.
   const loadDetails = useCallback(
@@ -68,7 +78,9 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
     setMessage(null);
     setError(null);
     try {
-      await run();
+      const answer = await run();
+      // PATCH and discover answer the server as it now is: shown at once, not at the next poll.
+      if (answer && typeof answer === 'object' && 'id' in answer) setServer(answer as Server);
       setMessage(what);
       setSeen('');
     } catch (err) {
@@ -110,6 +122,27 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
           <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
             {editing ? 'Close the editor' : 'Edit'}
           </button>
+          {(server.authorization?.status === 'required' || server.authorization?.status === 'expired') && (
+            <button
+              type="button"
+              onClick={() =>
+                act('The authorization server\'s page is ready: open it, sign in and consent; this page follows.', async () => {
+                  const start = await ok(api.POST('/api/v1/servers/{id}/authorize', id));
+                  setAuthorizeAt(httpUrl(start.authorizationUrl) ? { url: start.authorizationUrl, expiresAt: start.expiresAt } : null);
+                  if (!httpUrl(start.authorizationUrl)) throw new Error('The authorization server gave an address that is not http(s): not opened.');
+                })
+              }
+            >
+              Authorize
+            </button>
+          )}
+          {(server.authorization?.status === 'authorized' || server.authorization?.status === 'expired') && (
+            <ConfirmButton
+              label="Forget authorization"
+              confirm="Forget the tokens held for this server (and revoke them where the authorization server allows)?"
+              onConfirm={() => act('Authorization forgotten.', () => ok(api.DELETE('/api/v1/servers/{id}/authorization', id)))}
+            />
+          )}
           {server.hasCredentials && (
             <ConfirmButton
               label="Remove credentials"
@@ -129,6 +162,19 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
             }
           />
         </div>
+      )}
+      {authorizeAt && (
+        <p className="notice">
+          {/* The one link to another host: the authorization server's page the registry built, http(s) only. */}
+          <a href={authorizeAt.url} target="_blank" rel="noopener noreferrer">
+            Open the authorization server's page
+          </a>{' '}
+          {authorizeAt.expiresAt && (
+            <span className="muted small">
+              (good until <When at={authorizeAt.expiresAt} />, once)
+            </span>
+          )}
+        </p>
       )}
       {editing && (
         <section aria-labelledby="edit-title" className="panel">
@@ -197,6 +243,21 @@ function Identity({ server }: { server: Server }) {
           <>
             <dt>Command</dt>
             <dd className="mono break">{[server.command, ...(server.args ?? [])].join(' ')}</dd>
+          </>
+        )}
+        {server.authorization && server.authorization.status !== 'none' && (
+          <>
+            <dt>OAuth</dt>
+            <dd>
+              <span className={`badge oauth-${server.authorization.status}`}>{server.authorization.status}</span>
+              {server.authorization.issuer && <span className="mono break"> {server.authorization.issuer}</span>}
+              {server.authorization.scopes?.length ? <div>{server.authorization.scopes.map((sc) => <span key={sc} className="chip">{sc}</span>)}</div> : null}
+              {server.authorization.expiresAt && (
+                <div className="muted small">
+                  token expires <When at={server.authorization.expiresAt} />
+                </div>
+              )}
+            </dd>
           </>
         )}
         <dt>Credentials</dt>
