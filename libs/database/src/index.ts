@@ -2,6 +2,7 @@ export { EmbeddedPostgres, DataDirLockedError } from './embedded-postgres';
 export { migrate, readMigrations, findMigrationsDir, MigrationError, MigrationFile, MigrateResult } from './migrator';
 export { createPrismaClient, createDatabaseClients, DatabaseClients, PrismaClient } from './prisma.service';
 export { Sql } from './sql';
+export { DatabaseAvailability, isDatabaseUnavailable, DATABASE_RETRY_AFTER_SECONDS } from './database-availability';
 export { PRISMA, SQL } from './tokens';
 export { DatabaseModule } from './database.module';
 export { Page, PageRequest, Cursor, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, encodeCursor, decodeCursor, isUuid } from './page';

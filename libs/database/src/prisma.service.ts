@@ -11,7 +11,8 @@ export interface DatabaseClients {
 
 /** Creates the process's one pool, with the Prisma client (pg driver adapter) and plain SQL on it. */
 export function createDatabaseClients(connectionString: string, poolSize = 10, preparedStatements: PreparedStatements = 'off'): DatabaseClients {
-  const pool = new Pool({ connectionString, max: poolSize });
+  // A database that does not accept a connection within 5 s is away: the request is answered (503), not held.
+  const pool = new Pool({ connectionString, max: poolSize, connectionTimeoutMillis: 5000 });
   // A connection that breaks while idle is dropped by the pool; the next query opens a new one.
   pool.on('error', () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });

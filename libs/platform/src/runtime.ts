@@ -1,5 +1,5 @@
 import { AppConfig } from '@app/config';
-import { createDatabaseClients, EmbeddedPostgres, migrate, PrismaClient, Sql } from '@app/database';
+import { createDatabaseClients, DatabaseAvailability, EmbeddedPostgres, migrate, PrismaClient, Sql } from '@app/database';
 import { createLogger, Logger, Metrics } from '@app/observability';
 import { QueueConnection } from '@app/queue';
 import { Client } from 'pg';
@@ -17,6 +17,8 @@ export interface Runtime {
   prisma: PrismaClient;
   /** Plain SQL on Prisma's pool. */
   sql: Sql;
+  /** Whether PostgreSQL answers; an outage is logged once as it begins and once as it ends. */
+  database: DatabaseAvailability;
   queue: QueueConnection;
   metrics: Metrics;
   /** The stop's bound, shared by everything that finishes work when the process stops. */
@@ -89,6 +91,7 @@ export async function startRuntime(role: Role, config: AppConfig, logger = creat
     const prepared = !config.databasePreparedStatements ? 'off' : embedded ? 'shared-session' : 'per-connection';
     const { prisma, sql } = createDatabaseClients(databaseUrl, embedded ? 4 : 10, prepared);
     const metrics = new Metrics();
+    const database = new DatabaseAvailability(() => sql.query('SELECT 1'), logger);
     const shutdown = new ShutdownClock(config.shutdownTimeoutMs);
     const connected = queue;
     return {
@@ -99,11 +102,13 @@ export async function startRuntime(role: Role, config: AppConfig, logger = creat
       embedded,
       prisma,
       sql,
+      database,
       queue,
       metrics,
       shutdown,
       async close() {
         shutdown.begin();
+        database.stop();
         await connected.close(shutdown.remainingMs()).catch((err) => logger.warn({ err }, 'queue close failed'));
         await prisma.$disconnect().catch(() => undefined);
         await embedded?.stop();

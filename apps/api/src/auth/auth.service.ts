@@ -1,5 +1,5 @@
 import { AppConfig, APP_CONFIG } from '@app/config';
-import { ApiKeyRepository } from '@app/database';
+import { ApiKeyRepository, isDatabaseUnavailable } from '@app/database';
 import { Principal, UnauthenticatedError } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -16,6 +16,11 @@ const CACHE_TTL_MS = 1000;
 /** A key in use is looked up again in the background once its lookup is this old, so requests never wait for it. */
 const REFRESH_AFTER_MS = CACHE_TTL_MS / 2;
 const CACHE_MAX = 10_000;
+/**
+ * While PostgreSQL cannot be reached, a key looked up successfully within this long is still taken (nothing can
+ * be revoked meanwhile: a revocation is a write): tool calls and searches go on from memory through an outage.
+ */
+const OUTAGE_GRACE_MS = 10 * 60_000;
 /** lastUsedAt is written at most this often per key. */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -60,7 +65,13 @@ export class AuthService {
       if (now - cached.at >= REFRESH_AFTER_MS) void this.lookup(hash, key).catch(() => undefined);
       return cached.principal;
     }
-    const principal = await this.lookup(hash, key);
+    let principal: Principal | null;
+    try {
+      principal = await this.lookup(hash, key);
+    } catch (err) {
+      if (cached && now - cached.at < OUTAGE_GRACE_MS && isDatabaseUnavailable(err)) return cached.principal;
+      throw err;
+    }
     if (!principal) throw new UnauthenticatedError('the API key is not valid (unknown or revoked)');
     return principal;
   }

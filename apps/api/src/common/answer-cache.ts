@@ -88,7 +88,9 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
     this.listener = new RegistryChangeListener(this.runtime.databaseUrl, {
       change: (c) => this.changed(c),
       reset: () => this.clear(),
-      error: (err) => this.runtime.logger.warn({ err: err.message }, 'listening for registry changes failed; answers are read afresh until it listens again'),
+      error: (err) => {
+        if (!this.runtime.database.failed(err)) this.runtime.logger.warn({ err: err.message }, 'listening for registry changes failed; answers are read afresh until it listens again');
+      },
     });
     await this.listener.start();
   }

@@ -1,5 +1,7 @@
 import { DomainError, isLimitRefusal, RateLimitedError, ServiceUnavailableError } from '@app/domain';
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { DATABASE_RETRY_AFTER_SECONDS } from '@app/database';
+import { RUNTIME, Runtime } from '@app/platform';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject, Logger, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { PROBLEM_CONTENT_TYPE, ProblemDto, problemType } from './problem';
@@ -31,7 +33,13 @@ const BODY_PARSER_DETAILS: Record<string, string> = {
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger('ProblemFilter');
 
+  constructor(@Optional() @Inject(RUNTIME) private readonly runtime?: Runtime) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
+    // PostgreSQL away: a 503 to retry, the outage logged once (DatabaseAvailability), not a 500 and a stack per request.
+    if (!(exception instanceof DomainError) && this.runtime?.database.failed(exception, true)) {
+      exception = new ServiceUnavailableError('the registry cannot reach its database; try again shortly', DATABASE_RETRY_AFTER_SECONDS);
+    }
     const ctx = host.switchToHttp();
     const res = ctx.getResponse<Response>();
     const req = ctx.getRequest<Request>();

@@ -1,9 +1,12 @@
-import { AuditEventInput, AuditRepository } from '@app/database';
+import { AuditEventInput, AuditRepository, isDatabaseUnavailable } from '@app/database';
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 
 /** Records are written at most this long after the call they describe. */
 const FLUSH_AFTER_MS = 100;
 const MAX_BATCH = 500;
+/** While PostgreSQL is away, records wait (and are tried again every this long), up to this many. */
+const RETRY_MS = 1000;
+const MAX_WAITING = 100_000;
 
 /**
  * Writes the audit records of tool calls in batches (one INSERT for many calls), off the call's path: a
@@ -37,8 +40,24 @@ export class CallAuditWriter implements OnModuleDestroy {
     this.writing = this.writing.then(async () => {
       if (batch.length === 0) return;
       try {
-        await this.audit.recordMany(batch);
+        // After an outage many may be waiting: one statement per MAX_BATCH of them.
+        while (batch.length > 0) {
+          await this.audit.recordMany(batch.slice(0, MAX_BATCH));
+          batch.splice(0, MAX_BATCH);
+        }
       } catch (err) {
+        if (isDatabaseUnavailable(err)) {
+          // Kept for when the database is back (the outage itself is logged once elsewhere); the oldest go past the bound.
+          this.pending = [...batch, ...this.pending];
+          const over = this.pending.length - MAX_WAITING;
+          if (over > 0) {
+            this.pending.splice(0, over);
+            this.logger.error({ events: over }, 'tool call audit records dropped: too many waiting for the database');
+          }
+          this.timer ??= setTimeout(() => void this.flush(), RETRY_MS);
+          this.timer.unref();
+          return;
+        }
         this.logger.error({ err: (err as Error).message, events: batch.length }, 'tool call audit records could not be written');
       }
     });

@@ -1,8 +1,9 @@
 import { CatalogRepository, CatalogServerRow, CatalogToolRow } from '@app/database';
+import { RUNTIME, Runtime } from '@app/platform';
 import { InvalidInputError, isAdmin, parseKind, Principal, ServerKind, ToolDefinition } from '@app/domain';
 import type { SearchToolsInput, SearchToolsResult } from '@app/registry';
 import { ToolSearchIndex } from '@app/search';
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { LocalServerChanges } from '../common/local-server-changes';
 import { AnalysedTool, analysedTool, CatalogTool, retainTool } from './catalog-tool';
@@ -78,7 +79,10 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
   /** Set while a whole load runs: servers changed through this process meanwhile, read again before it is swapped in. */
   private changedDuringLoad?: Set<string>;
 
-  constructor(private readonly repository: CatalogRepository) {}
+  constructor(
+    private readonly repository: CatalogRepository,
+    @Optional() @Inject(RUNTIME) private readonly runtime?: Runtime,
+  ) {}
 
   private static newIndex(): ToolSearchIndex {
     return new ToolSearchIndex({ retain: retainTool });
@@ -208,7 +212,11 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.poll()
-        .catch((err: Error) => this.logger.warn({ err: err.message }, 'reading the catalog change feed failed; trying again'))
+        .then(() => this.runtime?.database.succeeded())
+        .catch((err: Error) => {
+          // While PostgreSQL is away the outage is logged once (DatabaseAvailability), not every second here.
+          if (!this.runtime?.database.failed(err)) this.logger.warn({ err: err.message }, 'reading the catalog change feed failed; trying again');
+        })
         .finally(() => this.schedule());
     }, CATALOG_POLL_MS);
     this.timer.unref();
