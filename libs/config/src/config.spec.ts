@@ -104,11 +104,21 @@ describe('loadConfig', () => {
     ['QUEUE_PREFIX', 'a:b', 'QUEUE_PREFIX: letters, digits, - and _ only'],
     ['PIPEDREAM_API_URL', 'ftp://x', 'PIPEDREAM_API_URL: must be an http(s) URL'],
     ['ALLOWED_HOSTS', 'https://registry.example.com/', 'ALLOWED_HOSTS: must be a comma-separated list of host names'],
+    ['PUBLIC_URL', 'registry.example.com', 'PUBLIC_URL: must be an http(s) URL without query, fragment, user name or password'],
+    ['PUBLIC_URL', 'https://user:pw5ecret@registry.example.com', 'PUBLIC_URL: must be an http(s) URL without query, fragment, user name or password'],
+    ['PUBLIC_URL', 'https://registry.example.com/?a=1', 'PUBLIC_URL: must be an http(s) URL without query, fragment, user name or password'],
   ])('rejects %s=%j with a message naming the variable and not the value', (name, value, message) => {
     const err = errorOf({ [name]: value });
     expect(err.message.startsWith(message)).toBe(true);
     expect(err.message).not.toContain(value);
     expect(err.message.split('\n')).toHaveLength(1);
+  });
+
+  it('takes PUBLIC_URL as given (without a trailing slash), else http://HOST:PORT', () => {
+    expect(load({}).publicUrl).toBe('http://127.0.0.1:3000');
+    expect(load({ HOST: '0.0.0.0', PORT: '8080' }).publicUrl).toBe('http://0.0.0.0:8080');
+    expect(load({ HOST: '::1' }).publicUrl).toBe('http://[::1]:3000');
+    expect(load({ PUBLIC_URL: 'https://registry.example.com/base/' }).publicUrl).toBe('https://registry.example.com/base');
   });
 
   it('treats an empty variable as unset', () => {
