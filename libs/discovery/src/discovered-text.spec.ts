@@ -17,7 +17,15 @@ describe('discovered text made storable', () => {
     expect(() => storableJson({ p: { a: 1, 'a\u0000': 2 } }, 'tools[0].inputSchema')).toThrow(
       new UncleanableError('tools[0].inputSchema.p', 'has two keys that are the same once cleaned ("a")'),
     );
-    let deep: unknown = 'x';
+    expect(() => storableJson({ 'a\u0000': 1, a: 2 }, 'capabilities')).toThrow(new UncleanableError('capabilities', 'has two keys that are the same once cleaned ("a")'));
+    expect(() => storableJson({ list: [{}, { 'odd key': { x: 1, 'x\u0000': 2 } }] }, 'tools[1]')).toThrow(
+      new UncleanableError('tools[1].list[1]["odd key"]', 'has two keys that are the same once cleaned ("x")'),
+    );
+    const proto = storableJson(JSON.parse('{"__proto__": {"polluted": true}}'), 'v') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+    expect(JSON.stringify(proto)).toBe('{"__proto__":{"polluted":true}}');
+    // The bound is the cleaning walk's: a deep value that needs cleaning is refused.
+    let deep: unknown = 'x\u0000';
     for (let i = 0; i < MAX_DISCOVERED_DEPTH + 1; i++) deep = [deep];
     expect(() => storableJson(deep, 'capabilities')).toThrow(UncleanableError);
   });

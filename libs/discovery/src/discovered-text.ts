@@ -1,4 +1,4 @@
-import { McpFailure, McpFailureCode } from '@app/mcp';
+import { McpFailure, McpFailureCode, redactsNothing } from '@app/mcp';
 
 /**
  * What a server sends, made fit to store and to show: PostgreSQL cannot hold U+0000 in text or jsonb, and a
@@ -13,10 +13,12 @@ export const MAX_DISCOVERED_DEPTH = 256;
 
 // eslint-disable-next-line no-control-regex -- U+0000 is exactly what is removed
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+// eslint-disable-next-line no-control-regex -- a cheap first look: most strings hold neither
+const SUSPECT = /[\u0000\ud800-\udfff]/;
 
 /** Removes U+0000 and lone surrogates from a string. */
 export function storableText(text: string): string {
-  return text.replace(UNSTORABLE, '');
+  return SUSPECT.test(text) ? text.replace(UNSTORABLE, '') : text;
 }
 
 /** A value that cannot be made storable; `field` names where it is ("tools[3].inputSchema.properties"). */
@@ -38,24 +40,66 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function fieldOf(path: string, key: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key.slice(0, 40))}]`;
+function keyPath(key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key.slice(0, 40))}]`;
 }
 
 /** Cleans (and redacts) a JSON value and its keys at every depth; throws UncleanableError naming the field. */
-export function storableJson(value: unknown, field: string, redact: Redact = keep, depth = 0): unknown {
+export function storableJson(value: unknown, field: string, redact: Redact = keep): unknown {
+  // The usual case, a server without secrets that sent only storable text, costs one serialization, no copy:
+  // JSON writes U+0000 and lone surrogates as \u escapes, and nothing else as \u0000 or \ud800-\udfff.
+  if ((redact === keep || redactsNothing(redact)) && typeof value === 'object' && value !== null && !/\\u(0000|d[89a-f])/i.test(JSON.stringify(value))) {
+    return value;
+  }
+  try {
+    return clean(value, redact, 0);
+  } catch (err) {
+    if (err instanceof Unclean) throw new UncleanableError(field + err.path, err.why);
+    throw err;
+  }
+}
+
+/** Raised deep in a value; the path is built on the way out, so that the usual case builds none. */
+class Unclean {
+  constructor(
+    public path: string,
+    readonly why: string,
+  ) {}
+}
+
+function clean(value: unknown, redact: Redact, depth: number): unknown {
   if (typeof value === 'string') return redact(storableText(value));
   if (value === null || typeof value !== 'object') return value;
-  if (depth >= MAX_DISCOVERED_DEPTH) throw new UncleanableError(field, `is nested more than ${MAX_DISCOVERED_DEPTH} levels deep`);
-  if (Array.isArray(value)) return value.map((v, i) => storableJson(v, `${field}[${i}]`, redact, depth + 1));
+  if (depth >= MAX_DISCOVERED_DEPTH) throw new Unclean('', `is nested more than ${MAX_DISCOVERED_DEPTH} levels deep`);
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      try {
+        out[i] = clean(value[i], redact, depth + 1);
+      } catch (err) {
+        if (err instanceof Unclean) err.path = `[${i}]${err.path}`;
+        throw err;
+      }
+    }
+    return out;
+  }
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) {
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
     const cleanKey = redact(storableText(key));
     if (Object.prototype.hasOwnProperty.call(out, cleanKey)) {
-      throw new UncleanableError(field, `has two keys that are the same once cleaned (${JSON.stringify(cleanKey.slice(0, 40))})`);
+      throw new Unclean('', `has two keys that are the same once cleaned (${JSON.stringify(cleanKey.slice(0, 40))})`);
     }
-    out[cleanKey] = storableJson(v, fieldOf(field, key), redact, depth + 1);
+    try {
+      const cleaned = clean(value[key], redact, depth + 1);
+      // A "__proto__" key (JSON.parse makes it an own property) stays a property, not the object's prototype.
+      if (cleanKey === '__proto__') Object.defineProperty(out, cleanKey, { value: cleaned, enumerable: true, writable: true, configurable: true });
+      else out[cleanKey] = cleaned;
+    } catch (err) {
+      if (err instanceof Unclean) err.path = `${keyPath(key)}${err.path}`;
+      throw err;
+    }
   }
   return out;
 }

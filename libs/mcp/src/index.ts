@@ -29,7 +29,7 @@ export {
 export { McpSession, ProtocolEra, ServerIdentity, McpRequestOptions, SessionTransport } from './connection/mcp-session';
 export { McpFailure, McpFailureCode, isTransientFailure } from './connection/mcp-failure';
 export { classifyError } from './connection/classify-error';
-export { redactor, Redactor, REDACTED, secretVariants, urlSecrets, namedSecrets } from './connection/redaction';
+export { redactor, redactsNothing, Redactor, REDACTED, secretVariants, urlSecrets, namedSecrets } from './connection/redaction';
 export { ByteBudget, ByteCounter, countingAnswers, currentAnswerCounter, countingFetch, formatBytes, FetchLike } from './connection/byte-budget';
 export { ChildProcessTransport, ChildProcessTransportOptions } from './transports/child-process.transport';
 export { StderrTail } from './transports/stderr-tail';

@@ -86,11 +86,18 @@ function pattern(variant: string): string {
   return `(?<![A-Za-z0-9])${escapeRegex(variant)}(?![A-Za-z0-9])`;
 }
 
+const unchanged: Redactor = (text) => text;
+
+/** Whether a redactor has no secret to remove (it returns every text unchanged). */
+export function redactsNothing(redact: Redactor): boolean {
+  return redact === unchanged;
+}
+
 /** A redactor for these secret values (an empty list gives one that returns its text unchanged). */
 export function redactor(secrets: readonly string[]): Redactor {
   const variants = new Set<string>();
   for (const s of secrets) if (s) for (const v of secretVariants(s)) variants.add(v);
-  if (variants.size === 0) return (text) => text;
+  if (variants.size === 0) return unchanged;
   const sorted = [...variants].sort((a, b) => b.length - a.length);
   const re = new RegExp(sorted.map(pattern).join('|'), 'g');
   return (text) => (text ? text.replace(re, REDACTED) : text);
