@@ -5,6 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import type { BrowserContext, Page } from 'playwright-core';
+import { freePort } from '../fixtures/net';
+import { AuthorizationServer, consentAs, ProtectedMcpServer, startAuthorizationServer, startProtectedMcpServer } from '../fixtures/oauth/oauth-fixtures';
 import { RawServer, startRawServer } from '../fixtures/raw-mcp-server';
 import { EVERYTHING_ENTRY } from '../fixtures/reference-servers';
 import { startTestApp, TestApp } from '../support/app';
@@ -30,6 +32,9 @@ describeBrowser(title, () => {
   let hostile: RawServer;
   let tenantServer: RawServer;
   let richServer: RawServer | undefined;
+  let publicUrl: string;
+  let as: AuthorizationServer | undefined;
+  let protectedServer: ProtectedMcpServer | undefined;
   const shot = async (page: Page, name: string, fullPage = true) => {
     if (!SHOTS) return;
     mkdirSync(SHOTS, { recursive: true });
@@ -38,7 +43,13 @@ describeBrowser(title, () => {
 
   beforeAll(async () => {
     ensureConsoleBuilt();
-    [t, browser] = await Promise.all([startTestApp({ env: { MCP_OUTBOUND_ALLOW: '127.0.0.1' } }), launchBrowser()]);
+    // A known port, so that PUBLIC_URL (the OAuth callback's base) is this app's.
+    const port = await freePort();
+    publicUrl = `http://127.0.0.1:${port}`;
+    [t, browser] = await Promise.all([
+      startTestApp({ env: { PORT: String(port), PUBLIC_URL: publicUrl, MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_ATTEMPTS: '1' } }),
+      launchBrowser(),
+    ]);
     context = browser.context;
     tenantServer = await startRawServer({ name: 'tenant-fixture', onToolsList: () => ({ result: { tools: [] } }) });
     // Any dialog (alert, confirm) is a failure: the console asks nothing through the browser's dialogs, and
@@ -51,6 +62,8 @@ describeBrowser(title, () => {
     await hostile?.close();
     await tenantServer?.close();
     await richServer?.close();
+    await protectedServer?.close();
+    await as?.close();
     await t?.close();
   });
 
@@ -385,6 +398,32 @@ describeBrowser(title, () => {
     await page.getByRole('heading', { name: 'Servers', level: 1 }).waitFor();
     expect((await t.request('GET', `/api/v1/servers/${server.id}`)).status).toBe(404);
     expect(bodies.filter((b) => b.includes(token))).toEqual([]);
+    await page.close();
+  });
+
+  it("shows a server behind OAuth as authorization required, gives the registry's link, and follows it to authorized and CONNECTED", async () => {
+    as = await startAuthorizationServer({ resourceScopes: ['tools:read', 'tools:call'] });
+    protectedServer = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: `${as.issuer}/jwks`, scopesSupported: ['tools:read', 'tools:call'] });
+    const tenant = await makeTenant(t, 'console-oauth');
+    const server = await registerServer(t, { name: 'notes', transport: 'streamable-http', url: protectedServer.url }, tenant.key);
+    await settled(t, server.id);
+    const page = await signIn(context, t.baseUrl, tenant.key);
+    await page.goto(`${t.baseUrl}/#/servers/${server.id}`);
+    await expectText(page.locator('.facts'), /OAuth\s*required/);
+    await expectText(page.locator('.reason'), /authorization required/);
+    await page.getByRole('button', { name: 'Authorize' }).click();
+    const link = page.getByRole('link', { name: "Open the authorization server's page" });
+    const href = (await link.getAttribute('href')) ?? '';
+    expect(href.startsWith(`${as.issuer}/`)).toBe(true);
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    await shot(page, 'oauth-required');
+    // The person's login and consent on the authorization server's own pages (over HTTP, as a browser would).
+    const consent = await consentAs(href, 'alice', { callbackPrefix: `${publicUrl}/oauth/callback` });
+    expect(consent.status).toBe(200);
+    // This page follows by itself: authorized, then CONNECTED with the tools.
+    await expectText(page.locator('.facts'), /OAuth\s*authorized/, 30_000);
+    await expectText(page.locator('.title-row .badge'), /CONNECTED/, 30_000);
+    await expectText(page.locator('#tools-title'), /Tools \(2\)/);
     await page.close();
   });
 

@@ -224,13 +224,13 @@ function Identity({ server }: { server: Server }) {
         <dt>Owner</dt>
         <dd>{server.tenantId ? `tenant ${server.tenantId}` : 'the platform'}</dd>
         <dt>Name it gives itself</dt>
-        <dd>{server.serverName ?? '—'}</dd>
+        <dd>{server.serverName || '—'}</dd>
         <dt>Title</dt>
-        <dd>{server.serverTitle ?? '—'}</dd>
+        <dd>{server.serverTitle || '—'}</dd>
         <dt>Version</dt>
-        <dd>{server.version ?? '—'}</dd>
+        <dd>{server.version || '—'}</dd>
         <dt>Protocol revision</dt>
-        <dd>{server.protocolVersion ?? '—'}</dd>
+        <dd>{server.protocolVersion || '—'}</dd>
         <dt>Transport</dt>
         <dd>{server.transport}</dd>
         {server.url && (
