@@ -2,6 +2,7 @@ import { DatabaseModule } from '@app/database';
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
+import { CatalogModule } from './catalog/catalog.module';
 import { AnswerCacheModule } from './common/answer-cache.module';
 import { JsonBodyMiddleware } from './common/json-body.middleware';
 import { IntegrationModule } from './integrations/integration.module';
@@ -12,7 +13,7 @@ import { TenantModule } from './tenants/tenant.module';
 
 /** The registry's REST and RPC API: keys and tenants, servers by kind, integrations, the audit log. */
 @Module({
-  imports: [DatabaseModule, AnswerCacheModule, AuthModule, AuditModule, TenantModule, ServerModule, IntegrationModule, ServerInfoModule, OAuthApiModule],
+  imports: [DatabaseModule, AnswerCacheModule, AuthModule, AuditModule, TenantModule, ServerModule, IntegrationModule, ServerInfoModule, OAuthApiModule, CatalogModule],
 })
 export class RegistryApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { ApiKeyRepository } from './repositories/api-key.repository';
 import { AuditRepository } from './repositories/audit.repository';
+import { CatalogEntryRepository } from './repositories/catalog-entry.repository';
 import { DiscoveryRunRepository } from './repositories/discovery-run.repository';
 import { DiscoveryStateRepository } from './repositories/discovery-state.repository';
 import { OAuthRepository } from './repositories/oauth.repository';
@@ -8,7 +9,7 @@ import { ServerRepository } from './repositories/server.repository';
 import { TenantRepository } from './repositories/tenant.repository';
 import { ToolRepository } from './repositories/tool.repository';
 
-const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, DiscoveryRunRepository, DiscoveryStateRepository, OAuthRepository];
+const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, DiscoveryRunRepository, DiscoveryStateRepository, OAuthRepository, CatalogEntryRepository];
 
 /** The repositories, on the process's one PrismaClient (the PRISMA token comes from the platform module). */
 @Global()

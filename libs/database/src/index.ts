@@ -22,6 +22,15 @@ export {
   StatusWrite,
 } from './repositories/oauth.repository';
 export { toAuthorizationView } from './repositories/server.mapper';
+export {
+  CatalogEntryRepository,
+  CatalogEntryRecord,
+  CatalogEntryWrite,
+  CatalogEntryFilter,
+  CatalogEntryStatus,
+  CatalogScope,
+  CatalogDiscovery,
+} from './repositories/catalog-entry.repository';
 export { ToolRepository, StoredTool, ToolChanges } from './repositories/tool.repository';
 export { DiscoveryRunRepository, DiscoveryRunRecord, DroppedTool, DiscoveryRunEnd } from './repositories/discovery-run.repository';
 export {

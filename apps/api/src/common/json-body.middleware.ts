@@ -26,7 +26,9 @@ export class JsonBodyMiddleware implements NestMiddleware {
       const body: unknown = req.body;
       if (body !== undefined && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(req.method)) {
         const rpc = isJsonRpcPath(url);
-        if (/^\/api\//.test(url) && (body === null || typeof body !== 'object' || Array.isArray(body))) {
+        // A catalog import may be a list of server.json documents; every other API body is an object.
+        const listAllowed = Array.isArray(body) && /^\/api\/v1\/catalog\/import(?:[?#]|$)/.test(url);
+        if (/^\/api\//.test(url) && (body === null || typeof body !== 'object' || (Array.isArray(body) && !listAllowed))) {
           throw new InvalidInputError('body: must be a JSON object', [{ field: 'body', message: 'must be a JSON object' }]);
         }
         if (rpc && (body === null || typeof body !== 'object')) {

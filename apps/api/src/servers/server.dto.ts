@@ -16,8 +16,10 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { FromCatalogDto } from '../catalog/from-catalog.dto';
 import { IsEntityId } from '../common/ids';
 import { PageQueryDto } from '../common/page.dto';
 import { IsHttpUrl, IsOptionalNotNull, IsStringRecord, IsWireKind, IsWireStatus, PRINTABLE } from '../common/validators';
@@ -206,7 +208,12 @@ class RegistrationFieldsDto {
 }
 
 export class CreateServerDto extends RegistrationFieldsDto {
-  @ApiProperty({ description: `Name, unique per owner (1 to ${LIMITS.name} characters)`, example: 'github', maxLength: LIMITS.name })
+  @ApiProperty({
+    description: `Name, unique per owner (1 to ${LIMITS.name} characters); with fromCatalog it defaults to the entry's name after its namespace`,
+    example: 'github',
+    maxLength: LIMITS.name,
+  })
+  @ValidateIf((o: CreateServerDto) => o.fromCatalog === undefined || o.name !== undefined)
   @IsString()
   @IsNotEmpty()
   @MaxLength(LIMITS.name)
@@ -224,7 +231,8 @@ export class CreateServerDto extends RegistrationFieldsDto {
   @IsWireKind()
   kind?: string | number;
 
-  @ApiProperty({ description: 'How the platform reaches the server. Tenants: streamable-http or sse only', enum: TRANSPORTS })
+  @ApiProperty({ description: 'How the platform reaches the server. Tenants: streamable-http or sse only. Not given with fromCatalog', enum: TRANSPORTS })
+  @ValidateIf((o: CreateServerDto) => o.fromCatalog === undefined || o.transport !== undefined)
   @IsEnum(TransportType, { message: `transport must be one of ${TRANSPORTS.join(', ')}` })
   transport!: TransportType;
 
@@ -232,6 +240,18 @@ export class CreateServerDto extends RegistrationFieldsDto {
   @IsOptionalNotNull()
   @IsEntityId()
   tenantId?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Instead of the connection fields (transport, url, command, args, env, headers, credentials): a remote or a package of a catalog ' +
+      'entry, with its declared inputs filled in. See docs/catalog.md',
+    type: FromCatalogDto,
+  })
+  @IsOptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => FromCatalogDto)
+  fromCatalog?: FromCatalogDto;
 }
 
 export class CreateServersDto {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
+import { CatalogRegistrationService } from '../catalog/catalog-registration';
 import { PlatformServersService } from './platform-servers.service';
 import { ServerController } from './server.controller';
 import { credentialsCipherProvider, outboundPolicyProvider } from './server-secrets';
@@ -8,7 +9,7 @@ import { ServerService } from './server.service';
 @Module({
   imports: [AuditModule],
   controllers: [ServerController],
-  providers: [ServerService, PlatformServersService, credentialsCipherProvider, outboundPolicyProvider],
+  providers: [ServerService, PlatformServersService, CatalogRegistrationService, credentialsCipherProvider, outboundPolicyProvider],
   exports: [ServerService, PlatformServersService, credentialsCipherProvider, outboundPolicyProvider],
 })
 export class ServerModule {}

@@ -30,6 +30,7 @@ import { OutboundPolicy, StdioWorkspaces } from '@app/mcp';
 import { DiscoveryProducer, DiscoveryTarget, DiscoveryTrigger, QueueUnavailableNowError } from '@app/queue';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
+import { CatalogRegistrationService } from '../catalog/catalog-registration';
 import { Answer, AnswerCache, audienceOf } from '../common/answer-cache';
 import { LOCAL_SERVER_CHANGES, LocalServerChanges } from '../common/local-server-changes';
 import {
@@ -90,6 +91,7 @@ export class ServerService {
     private readonly cache: AnswerCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly workspaces: StdioWorkspaces,
+    private readonly fromCatalog: CatalogRegistrationService,
     @Optional() @Inject(LOCAL_SERVER_CHANGES) private readonly local?: LocalServerChanges,
   ) {}
 
@@ -176,6 +178,7 @@ export class ServerService {
     tenantsSeen: Map<string, boolean>,
     checkOutbound = true,
   ): Promise<ServerCreate> {
+    if (dto.fromCatalog) dto = await this.fromCatalog.toRegistration(principal, dto);
     const { kind, tenantId } = resolveCreateTarget(principal, dto.kind, dto.tenantId);
     const name = cleanName(dto.name);
     if (tenantId && principal.type === 'admin') {

@@ -1,0 +1,104 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { PageQueryDto } from '../common/page.dto';
+
+const STATUSES = ['active', 'deprecated', 'deleted'] as const;
+
+export class ListCatalogQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'Words in the name, title or description' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  q?: string;
+
+  @ApiPropertyOptional({ description: 'Only entries of this status (default: active and deprecated)', enum: STATUSES })
+  @IsOptional()
+  @IsIn(STATUSES)
+  status?: (typeof STATUSES)[number];
+}
+
+export class CatalogEntryDto {
+  @ApiProperty({ description: 'The entry id' })
+  id!: string;
+
+  @ApiProperty({ description: 'The server name, reverse-DNS namespace and a name (io.github.owner/server)' })
+  name!: string;
+
+  @ApiProperty({ description: 'The published version' })
+  version!: string;
+
+  @ApiProperty({ description: 'The server.json title', type: String, nullable: true })
+  title!: string | null;
+
+  @ApiProperty({ description: 'The server.json description' })
+  description!: string;
+
+  @ApiProperty({ description: 'Whether this is the newest version of the name' })
+  isLatest!: boolean;
+
+  @ApiProperty({ description: 'active, deprecated or deleted (a deleted entry is listed only when asked for)', enum: STATUSES })
+  status!: string;
+
+  @ApiProperty({ description: 'Why the status was set, when the publisher said', type: String, nullable: true })
+  statusMessage!: string | null;
+
+  @ApiProperty({ description: "The owning tenant; null for the platform's catalog", type: String, nullable: true })
+  tenantId!: string | null;
+
+  @ApiProperty({ description: 'The catalog source the entry was synced from; null when imported', type: String, nullable: true })
+  sourceId!: string | null;
+
+  @ApiProperty({ description: 'When the entry was first published here' })
+  publishedAt!: string;
+
+  @ApiProperty({ description: 'When the entry last changed' })
+  updatedAt!: string;
+
+  @ApiProperty({ description: 'The server.json as given (schema 2025-12-11)', type: 'object', additionalProperties: true })
+  server!: Record<string, unknown>;
+}
+
+export class CatalogPageDto {
+  @ApiProperty({ type: [CatalogEntryDto] })
+  entries!: CatalogEntryDto[];
+
+  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last one' })
+  nextPageToken?: string;
+}
+
+export class ImportItemResultDto {
+  @ApiProperty({ description: 'Where the item is in the request (`(root)`, `3`, `servers.2.server`, `mcpServers.github`)' })
+  at!: string;
+
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty()
+  version!: string;
+
+  @ApiProperty({ enum: ['added', 'updated', 'unchanged'] })
+  outcome!: 'added' | 'updated' | 'unchanged';
+
+  @ApiProperty({
+    description: 'Client-config values left out of the catalog because they look secret (env API keys, Authorization headers): they become secret inputs to give when the entry is instantiated',
+    type: [String],
+  })
+  withheld!: string[];
+}
+
+export class ImportResultDto {
+  @ApiProperty({ enum: ['server.json', 'server.json list', 'registry list', 'client config'] })
+  format!: string;
+
+  @ApiProperty()
+  added!: number;
+
+  @ApiProperty()
+  updated!: number;
+
+  @ApiProperty()
+  unchanged!: number;
+
+  @ApiProperty({ type: [ImportItemResultDto] })
+  items!: ImportItemResultDto[];
+}
