@@ -14,12 +14,12 @@ const gc = typeof global.gc === 'function' ? global.gc : () => {};
 const mib = (bytes) => Math.round((bytes / 2 ** 20) * 10) / 10;
 
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
-const { servers, queries } = search.loadEvalSet(__dirname);
+const { queries } = search.loadEvalSet(__dirname);
 const results = [];
 for (const n of sizes.length ? sizes : [10000, 100000]) {
   gc();
   const before = process.memoryUsage();
-  const corpus = search.buildSyntheticCorpus(n, 42, servers);
+  const corpus = search.buildSyntheticCorpus(n, 42);
   gc();
   const withDocs = process.memoryUsage();
   const started = Date.now();

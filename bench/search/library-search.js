@@ -15,7 +15,7 @@ function main() {
   const texts = queries.map((q) => q.query);
   const out = [];
   for (const n of sizes) {
-    const corpus = search.buildSyntheticCorpus(n, 42, servers);
+    const corpus = search.buildSyntheticCorpus(n, 42);
     const started = Date.now();
     const index = new search.ToolSearchIndex();
     for (const [serverId, docs] of corpus) index.upsertServerTools(serverId, docs);

@@ -19,6 +19,7 @@ export {
   buildSyntheticIndex,
   findEvalDir,
   loadEvalSet,
+  loadTemplateServers,
   measureQueryLatency,
 } from './search.bench-support';
 export type { LatencyQuery, LatencyReport } from './search.bench-support';

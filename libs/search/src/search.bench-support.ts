@@ -54,6 +54,15 @@ const QUERY_FILES: readonly (readonly [file: string, split: 'train' | 'holdout']
   ['queries-holdout.json', 'holdout'],
 ];
 
+/**
+ * The servers the synthetic registry is made from by default: the first 25 of the evaluation set
+ * (servers.json), as the benchmark's seeded registry has always been, so that its sizes, load times and
+ * memory stay comparable from run to run as the evaluation set grows.
+ */
+export function loadTemplateServers(dir: string = findEvalDir()): EvalServer[] {
+  return (JSON.parse(readFileSync(join(dir, 'servers.json'), 'utf8')) as { servers: EvalServer[] }).servers;
+}
+
 /** An index over the evaluation servers, all of them the platform's. */
 export function buildEvalIndex(servers: readonly EvalServer[] = loadEvalSet().servers): ToolSearchIndex {
   const index = new ToolSearchIndex();
@@ -131,7 +140,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * A third of the servers are the platform's, the rest belong to 200 tenants.
  */
 export function buildSyntheticCorpus(n: number, seed = 42, servers?: readonly EvalServer[]): Map<string, ToolDocument[]> {
-  const seedServers = servers ?? loadEvalSet().servers;
+  const seedServers = servers ?? loadTemplateServers();
   const templates = [...docsFromEvalServers(seedServers).values()].filter((docs) => docs.length > 0);
   const rnd = random(seed);
   const out = new Map<string, ToolDocument[]>();
