@@ -89,14 +89,20 @@ describe('upstream OAuth: fresh tokens', () => {
   });
 
   it('refreshes once more after a 401 in the middle of a call, and the call succeeds', async () => {
+    // A token just obtained, far from its refresh margin, on an open session.
+    await pastExpiry();
     expect((await call(a, tenant.key)).status).toBe(200);
     const before = (await as.stats()).token.refresh_token ?? 0;
-    // The server stops accepting every token issued so far (its keys rotated): the held one is refused before its expiry.
-    mcp.rejectIssuedBefore = Date.now() + 1000;
-    await waitFor('a second to pass', async () => Date.now() > mcp.rejectIssuedBefore!, 3000, 50);
+    const refusedBefore = mcp.refused;
+    // The server stops accepting every token issued so far (its keys rotated): the held one is refused before its
+    // expiry. Tokens say when they were issued in whole seconds: the cut is on the next second.
+    const cut = Math.ceil((Date.now() + 1) / 1000) * 1000;
+    mcp.rejectIssuedBefore = cut;
+    await waitFor('the next second', async () => Date.now() >= cut, 3000, 20);
     const res = await call(a, tenant.key);
     expect([res.status, res.text]).toEqual([200, expect.stringContaining('sub=alice')]);
     expect((await as.stats()).token.refresh_token).toBe(before + 1);
+    expect(mcp.refused).toBe(refusedBefore + 1);
     mcp.rejectIssuedBefore = undefined;
   });
 
