@@ -2,7 +2,7 @@ import { requiresKey } from './api-key.guard';
 
 describe('requiresKey', () => {
   it('covers the API and the MCP endpoint however the path is spelled', () => {
-    for (const p of ['/api/v1/servers', '/API/V1/servers', '//api//v1/tenants', '/api%2Fv1/tenants', '/api/v1', '/mcp', '/MCP', '/mcp/x', '/api/v1/servers?x=1']) {
+    for (const p of ['/api/v1/servers', '/API/V1/servers', '//api//v1/tenants', '/api%2Fv1/tenants', '/api/v1', '/mcp', '/MCP', '/mcp/x', '/api/v1/servers?x=1', '/v0.1/servers', '/V0.1/servers/a%2Fb/versions']) {
       expect(requiresKey(p)).toBe(true);
     }
   });

@@ -16,11 +16,11 @@ export function normalizePath(raw: string): string {
   return path.replace(/\/{2,}/g, '/').toLowerCase();
 }
 
-/** Paths that carry a key: the API and the MCP endpoint, less the health probes. */
+/** Paths that carry a key: the API, the MCP endpoint and the Registry API (/v0.1), less the health probes. */
 export function requiresKey(rawPath: string): boolean {
   const path = normalizePath(rawPath);
   if (path.startsWith('/api/v1/health/')) return false;
-  return path.startsWith('/api/v1/') || path === '/api/v1' || path === '/mcp' || path.startsWith('/mcp/');
+  return path.startsWith('/api/v1/') || path === '/api/v1' || path === '/mcp' || path.startsWith('/mcp/') || path === '/v0.1' || path.startsWith('/v0.1/');
 }
 
 /**

@@ -243,6 +243,17 @@ export class CatalogEntryRepository {
     }));
   }
 
+  /** What discovery found for these servers (the registry's own), in the shape of discoveryOf. */
+  async discoveryOfServers(ids: string[]): Promise<CatalogDiscovery[]> {
+    const valid = ids.filter(isUuid);
+    if (valid.length === 0) return [];
+    const rows = await this.prisma.server.findMany({
+      where: { id: { in: valid }, lastDiscoveredAt: { not: null } },
+      select: { id: true, name: true, kind: true, status: true, statusReason: true, lastDiscoveredAt: true, tools: { select: { name: true, title: true, description: true }, orderBy: { position: 'asc' }, take: 200 } },
+    });
+    return rows.map((r) => ({ serverId: r.id, serverName: r.name, kind: r.kind, catalogName: '', status: r.status, statusReason: r.statusReason, lastDiscoveredAt: r.lastDiscoveredAt, tools: r.tools }));
+  }
+
   /** Every entry of an owner (the platform's when null), for export, oldest first. */
   async allOf(tenantId: string | null): Promise<CatalogEntryRecord[]> {
     const rows = await this.prisma.catalogEntry.findMany({ where: { ownerScope: ownerScopeOf(tenantId) }, orderBy: [{ publishedAt: 'asc' }, { id: 'asc' }] });
