@@ -103,7 +103,16 @@ async function list(source, entry, dir) {
     throw new Error(`${source.id}: ${err.message}\n${stderr}`);
   } finally {
     clearTimeout(timer);
+    const pid = transport.pid;
     await client.close().catch(() => {});
+    // a server that ignores the end of its input and SIGTERM is not left running
+    if (pid) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
   }
 }
 
