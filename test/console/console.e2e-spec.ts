@@ -133,7 +133,7 @@ describeBrowser(title, () => {
     await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
     await page.getByRole('button', { name: 'Register' }).click();
     await page.getByRole('heading', { name: 'everything', level: 1 }).waitFor();
-    await expectText(page.locator('.title-row .badge'), /CONNECTED/, 30_000);
+    await expectText(page.locator('.title-row .badge'), /^CONNECTED$/, 30_000);
     // No reload happened: the marker set on the document before registering is still there.
     expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
     await expectText(page.locator('#tools-title'), /Tools \(\d+\)/);
@@ -371,11 +371,11 @@ describeBrowser(title, () => {
     page.on('response', (r) => void r.text().then((b) => bodies.push(b), () => undefined));
     await page.goto(`${t.baseUrl}/#/servers/${server.id}`);
     const badge = page.locator('.title-row .badge');
-    await expectText(badge, /CONNECTED/);
+    await expectText(badge, /^CONNECTED$/);
     await page.getByRole('button', { name: 'Disable' }).click();
-    await expectText(badge, /DISCONNECTED/, 20_000);
+    await expectText(badge, /^DISCONNECTED$/, 20_000);
     await page.getByRole('button', { name: 'Enable' }).click();
-    await expectText(badge, /CONNECTED/, 30_000);
+    await expectText(badge, /^CONNECTED$/, 30_000);
     await page.getByRole('button', { name: 'Edit' }).click();
     await page.getByLabel('Labels').fill('owner=ops');
     await page.getByLabel('Bearer token').fill(token);
@@ -386,7 +386,7 @@ describeBrowser(title, () => {
     expect(row?.credentialsCipher).toBeTruthy();
     expect(row?.credentialsCipher).not.toContain(token);
     // A saved change is discovered again; once it has settled, a discovery asked for by hand is queued.
-    await expectText(badge, /CONNECTED/, 30_000);
+    await expectText(badge, /^CONNECTED$/, 30_000);
     await page.getByRole('button', { name: 'Discover now' }).click();
     await expectText(page.locator('main'), /Discovery queued|Discovery in progress/);
     await page.getByRole('button', { name: 'Edit' }).click();
@@ -422,7 +422,7 @@ describeBrowser(title, () => {
     expect(consent.status).toBe(200);
     // This page follows by itself: authorized, then CONNECTED with the tools.
     await expectText(page.locator('.facts'), /OAuth\s*authorized/, 30_000);
-    await expectText(page.locator('.title-row .badge'), /CONNECTED/, 30_000);
+    await expectText(page.locator('.title-row .badge'), /^CONNECTED$/, 30_000);
     await expectText(page.locator('#tools-title'), /Tools \(2\)/);
     await page.close();
   });

@@ -131,7 +131,9 @@ export function ServerForm({
     setBusy(true);
     setErrors({});
     setProblem(null);
-    const body: CreateServer & UpdateServer = { name: d.name.trim(), transport: d.transport, enabled: d.enabled };
+    const body: CreateServer & UpdateServer = { name: d.name.trim(), transport: d.transport };
+    // On edit, enabled is sent only when changed here: the page's own Enable/Disable stays the authority.
+    if (!editing || d.enabled !== server!.enabled) body.enabled = d.enabled;
     if (!editing && role === 'admin') {
       if (d.tenantId.trim()) {
         body.tenantId = d.tenantId.trim();

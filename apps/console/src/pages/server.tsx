@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
 import { api, type DiscoveryRun, errorText, ok, type Server, shortName, type Tool } from '../api';
 import type { Role } from '../app';
 import { href, navigate } from '../router';
@@ -26,6 +26,8 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
   const [message, setMessage] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const [seen, setSeen] = useState<string>('');
+  // Bumped by every action: a poll that started before an action does not overwrite what the action answered.
+  const actions = useRef(0);
   const [authorizeAt, setAuthorizeAt] = useState<{ url: string; expiresAt?: string } | null>(null);
 
   // A discovery history is the owner's (or the admin's): a tenant looking at a platform server is not asked it.
@@ -48,7 +50,9 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
   usePoll(
     async () => {
       try {
+        const before = actions.current;
         const s = await ok(api.GET('/api/v1/servers/{id}', { params: { path: { id: serverId } } }));
+        if (before !== actions.current) return;
         setServer(s);
         setError(null);
         const stamp = `${s.status}|${s.lastDiscoveredAt ?? ''}|${s.toolCount ?? ''}|${s.updatedAt}`;
@@ -77,8 +81,10 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
   async function act(what: string, run: () => Promise<unknown>) {
     setMessage(null);
     setError(null);
+    actions.current++;
     try {
       const answer = await run();
+      actions.current++;
       // PATCH and discover answer the server as it now is: shown at once, not at the next poll.
       if (answer && typeof answer === 'object' && 'id' in answer) setServer(answer as Server);
       setMessage(what);
@@ -185,7 +191,9 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
             submitLabel="Save"
             onSubmit={async (body) => {
               const { kind: _kind, tenantId: _tenant, ...update } = body;
+              actions.current++;
               const saved = await ok(api.PATCH('/api/v1/servers/{id}', { ...id, body: update }));
+              actions.current++;
               setServer(saved);
               setEditing(false);
               setMessage('Saved. A discovery runs with the new settings.');
