@@ -142,6 +142,8 @@ export const envSchema = z.object({
   /** Host names (besides the loopback ones) that requests to /mcp may name in their Host header. */
   /** The registry's external base URL (OAuth redirects, its client metadata document). */
   PUBLIC_URL: publicUrl.optional(),
+  /** How long one request to an upstream authorization server may take (metadata, registration, token, revocation). */
+  OAUTH_REQUEST_TIMEOUT_MS: int(100, 600_000).optional(),
   ALLOWED_HOSTS: z
     .string()
     .refine((v) => v.split(',').every((h) => /^[a-z0-9.:[\]-]*$/i.test(h.trim())), 'must be a comma-separated list of host names')

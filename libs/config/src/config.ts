@@ -64,6 +64,12 @@ export interface AppConfig {
    * redirect URI is `{publicUrl}/oauth/callback` and its client metadata document `{publicUrl}/oauth/client-metadata.json`.
    */
   publicUrl: string;
+  /**
+   * How long one request of the upstream OAuth flow (metadata, registration, token, revocation) may take, its
+   * answer read included (OAUTH_REQUEST_TIMEOUT_MS, default 10 s); a refresh waiting on another one's row lock
+   * gives up after twice that.
+   */
+  oauthRequestTimeoutMs: number;
   /** Host names /mcp accepts in the Host header besides the loopback ones (DNS rebinding protection). */
   allowedHosts: string[];
 }
@@ -264,5 +270,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     workerMetricsPort: e.WORKER_METRICS_PORT,
     allowedHosts: list(e.ALLOWED_HOSTS).map((h) => h.toLowerCase()),
     publicUrl,
+    oauthRequestTimeoutMs: e.OAUTH_REQUEST_TIMEOUT_MS ?? 10_000,
   };
 }

@@ -20,6 +20,7 @@ export {
   OAuthRequestRecord,
   TokenWrite,
   StatusWrite,
+  RowLockTimeoutError,
 } from './repositories/oauth.repository';
 export { toAuthorizationView } from './repositories/server.mapper';
 export {

@@ -1,6 +1,7 @@
 import { FetchLike } from '@app/mcp';
 import { registerClient } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthorizationServerMetadata, OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { OAuthRequestTimeoutError } from './bounded-fetch';
 import { untrusted } from './oauth-errors';
 
 /** The registry's client, as one authorization server knows it. */
@@ -90,6 +91,8 @@ export async function registerWith(
   try {
     info = await registerClient(metadata.issuer, { metadata, clientMetadata: clientMetadata(publicUrl, method, scope), fetchFn: fetch });
   } catch (err) {
+    // No answer in time is not a refusal: the caller reports it as transient.
+    if (err instanceof OAuthRequestTimeoutError) throw err;
     throw new RegistrationError(
       `the authorization server ${untrusted(metadata.issuer)} refused the registry's dynamic client registration (${untrusted((err as Error).message)}): ` +
         `register a client there with the redirect URI ${publicUrl}${CALLBACK_PATH} and give it on the server as auth: {clientId, clientSecret}`,

@@ -20,8 +20,11 @@ export function authorizationFailure(reason: string): McpFailure {
 }
 
 /** The authorization server could not be reached or answered 5xx: worth another attempt later. */
-export function authorizationServerUnavailable(what: string, err: unknown): McpFailure {
-  return new McpFailure(McpFailureCode.DependencyUnavailable, `the authorization server could not be reached for ${what}: ${untrusted((err as Error)?.message ?? err)}`);
+export function authorizationServerUnavailable(issuer: string, what: string, err: unknown): McpFailure {
+  return new McpFailure(
+    McpFailureCode.DependencyUnavailable,
+    `the authorization server ${untrusted(issuer)} could not be reached for ${what}: ${untrusted((err as Error)?.message ?? err)}`,
+  );
 }
 
 /**

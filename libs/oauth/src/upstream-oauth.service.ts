@@ -1,6 +1,6 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
-import { AuditEventInput, AuditRepository, OAuthRepository, ServerOAuthRecord, ServerRepository, StatusWrite, TokenWrite } from '@app/database';
+import { AuditEventInput, AuditRepository, OAuthRepository, RowLockTimeoutError, ServerOAuthRecord, ServerRepository, StatusWrite, TokenWrite } from '@app/database';
 import { ConflictError, Principal, ServerAuthorizationView, ServerKind, ServerRecord } from '@app/domain';
 import { FetchLike, HeldToken, McpFailure, McpFailureCode, OutboundPolicy, RefusalVerdict, UpstreamAuthorizer, UpstreamChallenge } from '@app/mcp';
 import { exchangeAuthorization, refreshAuthorization, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -8,6 +8,7 @@ import { OAuthError, ServerError, TemporarilyUnavailableError, TooManyRequestsEr
 import type { AuthorizationServerMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
+import { boundedFetch, OAuthRequestTimeoutError } from './bounded-fetch';
 import { CALLBACK_PATH, clientMetadataDocument, confidentialAuthMethod, RegisteredClient, registerWith, RegistrationError } from './client-registration';
 import { AUTHORIZATION_EXPIRED, AUTHORIZATION_REQUIRED, authorizationFailure, authorizationServerUnavailable, globalResponses, untrusted } from './oauth-errors';
 import { DetectionError, discoverProtection, sameIssuer } from './protected-resource';
@@ -64,6 +65,7 @@ export class UpstreamOAuthService implements UpstreamAuthorizer {
   private readonly cipher: CredentialsCipher;
   private readonly policy: OutboundPolicy;
   private policyFetch?: FetchLike;
+  private globalFetch?: FetchLike;
   private readonly normalized = new WeakMap<FetchLike, FetchLike>();
 
   constructor(
@@ -86,13 +88,18 @@ export class UpstreamOAuthService implements UpstreamAuthorizer {
 
   /** The fetch a server's authorization flow uses: the outbound policy's for a tenant server, as its own connections. */
   fetchFor(server: ServerRecord): FetchLike {
-    if (server.kind !== ServerKind.CUSTOM) return globalThis.fetch;
-    return (this.policyFetch ??= globalResponses(this.policy.createFetch() as FetchLike));
+    if (server.kind !== ServerKind.CUSTOM) return (this.globalFetch ??= this.bounded(globalThis.fetch));
+    return (this.policyFetch ??= this.bounded(globalResponses(this.policy.createFetch() as FetchLike)));
+  }
+
+  /** Every request of the flow ends within OAUTH_REQUEST_TIMEOUT_MS and reads at most OAUTH_MAX_RESPONSE_BYTES. */
+  private bounded(fetch: FetchLike): FetchLike {
+    return boundedFetch(fetch, this.config.oauthRequestTimeoutMs);
   }
 
   private normalize(fetch: FetchLike): FetchLike {
     let wrapped = this.normalized.get(fetch);
-    if (!wrapped) this.normalized.set(fetch, (wrapped = globalResponses(fetch)));
+    if (!wrapped) this.normalized.set(fetch, (wrapped = this.bounded(globalResponses(fetch))));
     return wrapped;
   }
 
@@ -198,7 +205,9 @@ export class UpstreamOAuthService implements UpstreamAuthorizer {
   private async renew(server: ServerRecord, fetch: FetchLike, stale: string | undefined, force: boolean): Promise<HeldToken | undefined> {
     const clientCredentials = server.auth?.grant === 'client_credentials';
     let audited: { action: string; outcome: string; detail: Record<string, unknown> } | undefined;
-    const result = await this.repo.withLockedState<HeldToken | McpFailure | undefined>(server.id, async (row) => {
+    // A waiter gives up after twice the request timeout: the holder makes at most two requests (registration, token).
+    const lockTimeoutMs = 2 * this.config.oauthRequestTimeoutMs;
+    const result = await this.repo.withLockedState<HeldToken | McpFailure | undefined>(server.id, lockTimeoutMs, async (row) => {
       if (!row) return { result: undefined };
       const current = row.tokensCipher ? this.openTokens(row, server.id) : undefined;
       if (current && (current.access_token !== stale || !force) && !this.nearExpiry(row)) {
@@ -211,6 +220,7 @@ export class UpstreamOAuthService implements UpstreamAuthorizer {
         client = await this.clientFor(server, row, fetch);
       } catch (err) {
         if (err instanceof RegistrationError) return { result: authorizationFailure(`${AUTHORIZATION_REQUIRED}: ${err.message}`) };
+        if (err instanceof OAuthRequestTimeoutError) return { result: authorizationServerUnavailable(row.issuer, 'the client registration', err) };
         throw err;
       }
       let tokens: OAuthTokens;
@@ -226,7 +236,7 @@ export class UpstreamOAuthService implements UpstreamAuthorizer {
             ? await refreshAuthorization(row.issuer, { metadata, clientInformation: clientInformation(client), refreshToken: current!.refresh_token!, resource: row.resource, fetchFn: fetch })
             : await clientCredentialsToken(metadata, client, { scopes: row.scopes, resource: row.resource, fetch });
       } catch (err) {
-        if (!isRefusal(err)) return { result: authorizationServerUnavailable(grant === 'refresh_token' ? 'a token refresh' : 'a client credentials token', err) };
+        if (!isRefusal(err)) return { result: authorizationServerUnavailable(row.issuer, grant === 'refresh_token' ? 'a token refresh' : 'a client credentials token', err) };
         const why = untrusted((err as OAuthError).errorCode) + ((err as Error).message ? `: ${untrusted((err as Error).message)}` : '');
         audited = { action: grant === 'refresh_token' ? 'oauth.refresh' : 'oauth.client-credentials', outcome: 'refused', detail: { issuer: row.issuer, error: untrusted((err as OAuthError).errorCode, 60) } };
         const reason =
@@ -247,6 +257,12 @@ export class UpstreamOAuthService implements UpstreamAuthorizer {
         tokens: write,
         view: { status: 'authorized', issuer: row.issuer, scopes: write.scopes, ...(write.expiresAt ? { expiresAt: write.expiresAt.toISOString() } : {}) },
       };
+    }).catch((err: unknown) => {
+      if (!(err instanceof RowLockTimeoutError)) throw err;
+      return new McpFailure(
+        McpFailureCode.DependencyUnavailable,
+        `another renewal of this server's OAuth token did not end within ${lockTimeoutMs / 1000} s (its authorization server is slow to answer); the next attempt tries again`,
+      );
     });
     if (audited) await this.recordAudit(server, audited.action, audited.outcome, audited.detail);
     if (result instanceof McpFailure) throw result;

@@ -56,6 +56,14 @@ export interface TokenWrite {
   clientId: string;
 }
 
+/** A waiter on a server's authorization row lock gave up (the holder is slow): transient. */
+export class RowLockTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`the server's OAuth state stayed locked for more than ${ms} ms`);
+    this.name = 'RowLockTimeoutError';
+  }
+}
+
 /** The server's status to set beside an authorization change: ERROR with a reason, or unchanged. */
 export interface StatusWrite {
   status: 'ERROR';
@@ -157,10 +165,19 @@ export class OAuthRepository {
    */
   async withLockedState<T>(
     serverId: string,
+    lockTimeoutMs: number,
     work: (state: ServerOAuthRecord | null) => Promise<{ result: T; tokens?: TokenWrite | null; view?: ServerAuthorizationView; status?: StatusWrite }>,
   ): Promise<T> {
     return this.transaction(async (c) => {
-      const rows = await c.query<ServerOAuthRecord>(`SELECT ${STATE_COLUMNS} FROM server_oauth WHERE server_id = $1::uuid FOR UPDATE`, [serverId]);
+      // A waiter gives up rather than holding its connection for as long as the holder's authorization server hangs.
+      await c.query(`SELECT set_config('lock_timeout', $1, true)`, [`${Math.max(1, Math.round(lockTimeoutMs))}ms`]);
+      let rows;
+      try {
+        rows = await c.query<ServerOAuthRecord>(`SELECT ${STATE_COLUMNS} FROM server_oauth WHERE server_id = $1::uuid FOR UPDATE`, [serverId]);
+      } catch (err) {
+        if ((err as { code?: string }).code === '55P03') throw new RowLockTimeoutError(lockTimeoutMs);
+        throw err;
+      }
       const outcome = await work(rows.rows[0] ?? null);
       if (outcome.tokens) await this.writeTokens(c, serverId, outcome.tokens);
       if (outcome.tokens === null) await this.clearTokens(c, serverId);
