@@ -1,4 +1,6 @@
 export { DiscoveryModule } from './discovery.module';
+export { DiscoveryRequests } from './discovery-requests';
+export { DiscoveryRequestsModule } from './discovery-requests.module';
 export { DiscoveryService, DiscoveryAttempt, AttemptOutcome, LEASE_MARGIN_MS, ORPHANED_RUN, nextDiscoveryAt } from './discovery.service';
 export { DiscoveryScheduler, SweepReport, sweepIntervalMs } from './discovery-scheduler';
 export { ToolChangeWatcher, WatchLimits, DEFAULT_WATCH_LIMITS, WATCH_LIMITS } from './tool-change-watcher';

@@ -1,9 +1,9 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { DiscoveryStateRepository, StoredCredentials } from '@app/database';
+import { DiscoveryRequests } from './discovery-requests';
 import { ServerRecord } from '@app/domain';
 import { ConnectionTargetResolver, McpConnector, McpFailure, McpFailureCode, McpSession, PooledHttpTransport } from '@app/mcp';
 import { RUNTIME, Runtime } from '@app/platform';
-import { DiscoveryProducer } from '@app/queue';
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 
@@ -57,7 +57,7 @@ export class ToolChangeWatcher implements OnModuleDestroy {
     private readonly resolver: ConnectionTargetResolver,
     private readonly connector: McpConnector,
     private readonly state: DiscoveryStateRepository,
-    private readonly producer: DiscoveryProducer,
+    private readonly requests: DiscoveryRequests,
     @Optional() @Inject(WATCH_LIMITS) limits?: Partial<WatchLimits>,
   ) {
     this.limits = { ...DEFAULT_WATCH_LIMITS, ...limits };
@@ -184,16 +184,14 @@ export class ToolChangeWatcher implements OnModuleDestroy {
 
   private async requestRediscovery(serverId: string): Promise<void> {
     try {
-      if (!(await this.state.markRequested(serverId))) {
+      if ((await this.requests.request([serverId], 'list-changed')).size === 0) {
         // Deleted or disabled since: nothing to watch any more.
         this.unwatch(serverId);
         return;
       }
-      await this.producer.request(serverId, 'list-changed');
-      this.runtime.logger.info({ serverId }, 'tool list changed: re-discovery queued');
+      this.runtime.logger.info({ serverId }, 'tool list changed: re-discovery asked for');
     } catch (err) {
-      // The sweep finds the DISCOVERING server without a job and queues it.
-      this.runtime.logger.warn({ serverId, err: (err as Error).message }, 'tool list changed, but the re-discovery could not be queued');
+      this.runtime.logger.warn({ serverId, err: (err as Error).message }, 'tool list changed, but the re-discovery could not be asked for');
     }
   }
 

@@ -1,3 +1,4 @@
+import { DiscoveryRequests } from '@app/discovery';
 import { AppConfig, APP_CONFIG } from '@app/config';
 import { ServerRepository } from '@app/database';
 import { ForbiddenError, InvalidInputError, NotConfiguredError, Principal, ServerKind, ServerStatus, TransportType, timeOrderedUuid } from '@app/domain';
@@ -5,7 +6,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { ServerDto } from '../servers/server.dto';
 import { toServerDto } from '../servers/server.presenter';
-import { ServerService } from '../servers/server.service';
+import { withRequest } from '../servers/server.service';
 import { CreateIntegrationDto } from './integration.dto';
 
 /**
@@ -18,7 +19,7 @@ export class IntegrationService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly servers: ServerRepository,
-    private readonly serverService: ServerService,
+    private readonly requests: DiscoveryRequests,
     private readonly audit: AuditService,
   ) {}
 
@@ -54,9 +55,8 @@ export class IntegrationService {
       accountId: dto.accountId ?? null,
       status: ServerStatus.DISCOVERING,
       statusReason: 'discovery queued',
-      discoveryRequestedAt: new Date(),
     }, [], { maxServers: this.config.tenantLimits.maxServers });
-    await this.serverService.queueDiscovery(server.id, 'registered');
+    const asked = await this.requests.request([server.id], 'registered');
     await this.audit.record(principal, {
       action: 'integration.create',
       resourceType: 'server',
@@ -64,6 +64,6 @@ export class IntegrationService {
       tenantId: server.tenantId,
       detail: { name: server.name, appSlug: server.appSlug, accountId: server.accountId },
     });
-    return toServerDto(server, principal);
+    return toServerDto(withRequest(server, asked), principal);
   }
 }

@@ -1,8 +1,8 @@
+import { DiscoveryRequests } from '@app/discovery';
 import { ServerRepository } from '@app/database';
-import { ConflictError, NotFoundError, Principal, ServerKind, ServerRecord, ServerStatus } from '@app/domain';
+import { ConflictError, NotFoundError, Principal, ServerKind, ServerRecord } from '@app/domain';
 import { CallbackParams, UpstreamOAuthService } from '@app/oauth';
 import { Injectable } from '@nestjs/common';
-import { ServerService } from '../servers/server.service';
 import { assertWritable } from '../servers/server.rules';
 import { AuthorizationForgottenDto, AuthorizationStartDto } from './oauth.dto';
 
@@ -22,7 +22,7 @@ export class OAuthFlowService {
   constructor(
     private readonly oauth: UpstreamOAuthService,
     private readonly servers: ServerRepository,
-    private readonly serverService: ServerService,
+    private readonly requests: DiscoveryRequests,
   ) {}
 
   private async owned(principal: Principal, id: string, action: string): Promise<ServerRecord> {
@@ -53,8 +53,7 @@ export class OAuthFlowService {
     }
     const server = outcome.server;
     if (server.enabled) {
-      await this.servers.update(server.id, { status: ServerStatus.DISCOVERING, statusReason: 'discovery queued', discoveryRequestedAt: new Date() });
-      await this.serverService.queueDiscovery(server.id, 'authorized');
+      await this.requests.request([server.id], 'authorized');
     }
     return {
       ok: true,

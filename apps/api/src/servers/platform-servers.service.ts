@@ -1,3 +1,4 @@
+import { DiscoveryRequests } from '@app/discovery';
 import { AppConfig, APP_CONFIG, ConfigError } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
 import { ServerChange, ServerRepository } from '@app/database';
@@ -8,7 +9,6 @@ import { readFile } from 'node:fs/promises';
 import { AuditActor, AuditService } from '../audit/audit.service';
 import { ExternalRegistration, parseExternalServersFile } from './external-servers.file';
 import { splitCredentials } from './server.rules';
-import { ServerService } from './server.service';
 
 /** The in-process servers this process hosts, by name (the MCP lib's InProcessServers). */
 export interface InternalServerCatalog {
@@ -48,7 +48,7 @@ export class PlatformServersService implements OnApplicationBootstrap {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly servers: ServerRepository,
     private readonly cipher: CredentialsCipher,
-    private readonly serverService: ServerService,
+    private readonly requests: DiscoveryRequests,
     private readonly audit: AuditService,
     private readonly workspaces: StdioWorkspaces,
     @Optional() @Inject(INTERNAL_SERVER_CATALOG) private readonly catalog?: InternalServerCatalog,
@@ -172,7 +172,6 @@ export class PlatformServersService implements OnApplicationBootstrap {
         accountId: null,
         status: d.enabled ? ServerStatus.DISCOVERING : ServerStatus.DISCONNECTED,
         statusReason: d.enabled ? 'discovery queued' : 'disabled',
-        discoveryRequestedAt: d.enabled ? new Date() : null,
       });
     } catch (err) {
       // Another replica starting at the same moment registered it first: bring that row in line instead.
@@ -181,7 +180,7 @@ export class PlatformServersService implements OnApplicationBootstrap {
       if (!raced) throw err;
       return this.update(kind, raced, d, actor);
     }
-    if (d.enabled) await this.serverService.queueDiscovery(server.id, 'startup');
+    if (d.enabled) await this.requests.request([server.id], 'startup');
     await this.audit.record(actor, { action: 'server.create', resourceType: 'server', resourceId: server.id, tenantId: null, detail: { name: d.name, kind } });
   }
 
@@ -200,7 +199,7 @@ export class PlatformServersService implements OnApplicationBootstrap {
     const enabledChanged = s.enabled !== d.enabled;
     if (kind === ServerKind.INTERNAL) {
       // The code may have changed with this deployment: look again at what it offers.
-      if (s.enabled) await this.serverService.queueDiscovery(s.id, 'startup');
+      if (s.enabled) await this.requests.request([s.id], 'startup');
       return;
     }
     if (!connectionChanged && !labelsChanged && !enabledChanged) return;
@@ -221,9 +220,9 @@ export class PlatformServersService implements OnApplicationBootstrap {
     }
     const rediscover = d.enabled && (connectionChanged || (enabledChanged && d.enabled));
     if (!d.enabled) Object.assign(change, { status: ServerStatus.DISCONNECTED, statusReason: 'disabled' });
-    else if (rediscover) Object.assign(change, { status: ServerStatus.DISCOVERING, statusReason: 'discovery queued', discoveryRequestedAt: new Date() });
+    else if (rediscover) Object.assign(change, { status: ServerStatus.DISCOVERING, statusReason: 'discovery queued' });
     await this.servers.update(s.id, change);
-    if (rediscover) await this.serverService.queueDiscovery(s.id, 'startup');
+    if (rediscover) await this.requests.request([s.id], 'startup');
     const fields = [
       ...(connectionChanged ? ['connection'] : []),
       ...(labelsChanged ? ['labels'] : []),

@@ -1,3 +1,4 @@
+import { DiscoveryRequestsModule } from '@app/discovery';
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { CatalogRegistrationService } from '../catalog/catalog-registration';
@@ -7,9 +8,9 @@ import { credentialsCipherProvider, outboundPolicyProvider } from './server-secr
 import { ServerService } from './server.service';
 
 @Module({
-  imports: [AuditModule],
+  imports: [AuditModule, DiscoveryRequestsModule],
   controllers: [ServerController],
   providers: [ServerService, PlatformServersService, CatalogRegistrationService, credentialsCipherProvider, outboundPolicyProvider],
-  exports: [ServerService, PlatformServersService, credentialsCipherProvider, outboundPolicyProvider],
+  exports: [DiscoveryRequestsModule, ServerService, PlatformServersService, credentialsCipherProvider, outboundPolicyProvider],
 })
 export class ServerModule {}

@@ -27,7 +27,7 @@ import {
 } from '@app/domain';
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { OutboundPolicy, StdioWorkspaces } from '@app/mcp';
-import { DiscoveryProducer, DiscoveryTarget, DiscoveryTrigger, QueueUnavailableNowError } from '@app/queue';
+import { DiscoveryRequests } from '@app/discovery';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { CatalogRegistrationService } from '../catalog/catalog-registration';
@@ -86,7 +86,7 @@ export class ServerService {
     private readonly runRepository: DiscoveryRunRepository,
     private readonly cipher: CredentialsCipher,
     private readonly outbound: OutboundPolicy,
-    private readonly producer: DiscoveryProducer,
+    private readonly requests: DiscoveryRequests,
     private readonly audit: AuditService,
     private readonly cache: AnswerCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -110,8 +110,8 @@ export class ServerService {
   async create(principal: Principal, dto: CreateServerDto): Promise<ServerDto> {
     const input = await this.prepareCreate(principal, dto, new Map());
     const server = await this.servers.create(input, this.audit.eventsOf(principal, [createdEntry(input)]), this.quota);
-    if (server.enabled) await this.queueDiscovery({ id: server.id, tenantId: server.tenantId }, 'registered');
-    return toServerDto(server, principal);
+    const asked = server.enabled ? await this.requests.request([{ id: server.id, tenantId: server.tenantId }], 'registered') : new Map<string, Date>();
+    return toServerDto(withRequest(server, asked), principal);
   }
 
   /**
@@ -142,8 +142,8 @@ export class ServerService {
     await this.assertOutboundAllowedAll(inputs);
     // The servers and their audit records are written by one statement: both or neither.
     const servers = await this.servers.createMany(inputs, this.audit.eventsOf(principal, inputs.map(createdEntry)), this.quota);
-    await this.queueDiscoveries(servers.filter((s) => s.enabled).map((s) => ({ id: s.id, tenantId: s.tenantId })), 'registered');
-    return servers.map((s) => toServerDto(s, principal));
+    const asked = await this.requests.request(servers.filter((s) => s.enabled).map((s) => ({ id: s.id, tenantId: s.tenantId })), 'registered');
+    return servers.map((s) => toServerDto(withRequest(s, asked), principal));
   }
 
   /**
@@ -214,7 +214,6 @@ export class ServerService {
       accountId: null,
       status: enabled ? ServerStatus.DISCOVERING : ServerStatus.DISCONNECTED,
       statusReason: enabled ? QUEUED : DISABLED,
-      discoveryRequestedAt: enabled ? new Date() : null,
       ...(auth ? { oauthConfig: auth.config, oauthClientSecretCipher: auth.secret ? this.cipher.seal(auth.secret, id) : null } : {}),
     };
   }
@@ -298,11 +297,11 @@ export class ServerService {
     if (!enabled && server.enabled) {
       Object.assign(change, { status: ServerStatus.DISCONNECTED, statusReason: DISABLED });
     } else if (rediscover) {
-      Object.assign(change, { status: ServerStatus.DISCOVERING, statusReason: QUEUED, discoveryRequestedAt: new Date() });
+      Object.assign(change, { status: ServerStatus.DISCOVERING, statusReason: QUEUED });
     }
-    const updated = await this.servers.update(server.id, change);
+    let updated = await this.servers.update(server.id, change);
     await this.local?.serverChanged(server.id, { withdrawn: !updated.enabled });
-    if (rediscover) await this.queueDiscovery({ id: updated.id, tenantId: updated.tenantId }, 'updated');
+    if (rediscover) updated = withRequest(updated, await this.requests.request([{ id: updated.id, tenantId: updated.tenantId }], 'updated'));
     await this.audit.record(principal, {
       action: 'server.update',
       resourceType: 'server',
@@ -336,8 +335,10 @@ export class ServerService {
     const server = await this.findVisible(principal, id);
     assertOwnerOrAdmin(principal, server, 'ask for discoveries');
     if (!server.enabled) throw new ConflictError('the server is disabled; enable it (PATCH enabled: true) to discover it');
-    const updated = await this.servers.update(server.id, { status: ServerStatus.DISCOVERING, statusReason: QUEUED, discoveryRequestedAt: new Date() });
-    await this.queueDiscovery({ id: server.id, tenantId: server.tenantId }, 'manual');
+    const asked = await this.requests.request([{ id: server.id, tenantId: server.tenantId }], 'manual');
+    // Disabled between the lookup and the request: say so rather than show a discovery that will not run.
+    if (asked.size === 0) throw new ConflictError('the server is disabled; enable it (PATCH enabled: true) to discover it');
+    const updated = withRequest(server, asked);
     await this.audit.record(principal, { action: 'server.discover', resourceType: 'server', resourceId: server.id, tenantId: server.tenantId, detail: { name: server.name } });
     return toServerDto(updated, principal);
   }
@@ -353,29 +354,15 @@ export class ServerService {
     const page = await this.runRepository.listByServer(server.id, { pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE, pageToken: query.pageToken });
     return { serverId: server.id, runs: page.items.map(toDiscoveryRunDto), ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
   }
+}
 
-  /**
-   * Queues a discovery. The row already says DISCOVERING with discoveryRequestedAt,
-   * so if the queue is briefly unreachable the worker's sweep finds it and queues it.
-   */
-  async queueDiscovery(target: DiscoveryTarget, trigger: DiscoveryTrigger): Promise<void> {
-    try {
-      await this.producer.request(target, trigger);
-    } catch (err) {
-      // While the queue is away its outage is logged once (QueueConnection), not once per request.
-      const level = err instanceof QueueUnavailableNowError ? 'debug' : 'warn';
-      this.logger[level]({ serverId: typeof target === 'string' ? target : target.id, trigger, err: (err as Error).message }, 'discovery could not be queued; the sweep will retry it');
-    }
-  }
-
-  private async queueDiscoveries(targets: DiscoveryTarget[], trigger: DiscoveryTrigger): Promise<void> {
-    try {
-      await this.producer.requestMany(targets, trigger);
-    } catch (err) {
-      const level = err instanceof QueueUnavailableNowError ? 'debug' : 'warn';
-      this.logger[level]({ servers: targets.length, trigger, err: (err as Error).message }, 'discoveries could not be queued; the sweep will retry them');
-    }
-  }
+/**
+ * A server as its discovery request left it (DISCOVERING, queued, stamped with the database's clock), when it was
+ * among the servers asked for.
+ */
+export function withRequest(server: ServerRecord, asked: Map<string, Date>): ServerRecord {
+  const at = asked.get(server.id);
+  return at ? { ...server, status: ServerStatus.DISCOVERING, statusReason: QUEUED, discoveryRequestedAt: at, updatedAt: at } : server;
 }
 
 /** The audit record of a registration: names and labels, never a credential. */

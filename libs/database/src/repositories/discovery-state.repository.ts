@@ -446,11 +446,22 @@ export class DiscoveryStateRepository {
    * it will not be recorded as the answer to it (see succeed()).
    */
   async markRequested(id: string): Promise<boolean> {
-    if (!isUuid(id)) return false;
-    const n = await this.prisma.$executeRaw`
-      UPDATE servers SET status = 'DISCOVERING', discovery_requested_at = now(), updated_at = now()
-       WHERE id = ${id}::uuid AND enabled`;
-    return n > 0;
+    return (await this.markRequestedMany([id])).size > 0;
+  }
+
+  /**
+   * Discoveries were asked for: each enabled server among `ids` shows DISCOVERING, queued, stamped with the
+   * database's clock (the clock the worker's claim is stamped with, so the result gate compares like with like,
+   * whatever the asking host's clock says). Returns the servers stamped and when (also their updatedAt).
+   */
+  async markRequestedMany(ids: string[]): Promise<Map<string, Date>> {
+    const valid = ids.filter(isUuid);
+    if (valid.length === 0) return new Map();
+    const rows = await this.prisma.$queryRaw<{ id: string; at: Date }[]>`
+      UPDATE servers SET status = 'DISCOVERING', status_reason = 'discovery queued', discovery_requested_at = now(), updated_at = now()
+       WHERE id = ANY(${valid}::uuid[]) AND enabled
+      RETURNING id, discovery_requested_at AS at`;
+    return new Map(rows.map((r) => [r.id, r.at]));
   }
 
   /** A disabled server is not discovered: DISCONNECTED, nothing scheduled. */

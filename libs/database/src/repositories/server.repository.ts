@@ -32,7 +32,6 @@ export interface ServerCreate {
   accountId: string | null;
   status: ServerStatus;
   statusReason: string | null;
-  discoveryRequestedAt: Date | null;
   /** The registration's `auth` without its secret (upstream OAuth). */
   oauthConfig?: { clientId?: string; scopes?: string[]; grant?: string } | null;
   /** AES-256-GCM envelope of `auth.clientSecret`. */
@@ -149,18 +148,17 @@ export class ServerRepository {
         input.accountId,
         input.status,
         input.statusReason,
-        input.discoveryRequestedAt,
         input.oauthConfig ? JSON.stringify(input.oauthConfig) : null,
         input.oauthClientSecretCipher ?? null,
       );
       const $ = (n: number) => `$${at + n}`;
       return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}, ${$(4)}, ${$(5)}::"ServerKind", ${$(6)}::"Transport", ${$(7)}, ${$(8)}, ${$(9)}::text[], ${$(10)}::jsonb, ${$(11)}::jsonb,
-               ${$(12)}, ${$(13)}, ${$(14)}, ${$(15)}::jsonb, ${$(16)}::int, ${$(17)}, ${$(18)}, ${$(19)}::"ServerStatus", ${$(20)}, ${$(21)}::timestamptz,
-               ${$(22)}::jsonb, ${$(23)})`;
+               ${$(12)}, ${$(13)}, ${$(14)}, ${$(15)}::jsonb, ${$(16)}::int, ${$(17)}, ${$(18)}, ${$(19)}::"ServerStatus", ${$(20)},
+               ${$(21)}::jsonb, ${$(22)})`;
     });
     const insert = `INSERT INTO servers (id, tenant_id, owner_scope, name, kind, transport, url, command, args, env, headers,
                               credentials_cipher, credentials_env, enabled, metadata, discovery_interval_seconds,
-                              app_slug, account_id, status, status_reason, discovery_requested_at, oauth_config, oauth_client_secret_cipher)
+                              app_slug, account_id, status, status_reason, oauth_config, oauth_client_secret_cipher)
          VALUES ${rows.join(',\n                ')}
          RETURNING ${SERVER_COLUMNS}`;
     const audited = audit.length > 0 ? auditInsert(audit, values.length + 1) : undefined;
@@ -245,20 +243,14 @@ export class ServerRepository {
 
   /** Changes a server the caller has already found in its scope. */
   async update(id: string, change: ServerChange): Promise<ServerRecord> {
-    const { discoveryRequestedAt, oauthConfig, ...rest } = change;
+    const { oauthConfig, ...rest } = change;
     const data: Prisma.ServerUpdateInput = {
       ...rest,
       ...(oauthConfig === null ? { oauthConfig: Prisma.DbNull } : oauthConfig !== undefined ? { oauthConfig } : {}),
-      ...(discoveryRequestedAt === null ? { discoveryRequestedAt: null } : {}),
       transport: change.transport ? transportToDb(change.transport) : undefined,
     };
     try {
-      const row = await this.prisma.server.update({ where: { id }, data });
-      if (!discoveryRequestedAt) return toServerRecord(row);
-      // A discovery asked for now is stamped with the database's clock, which the result gate compares with the
-      // claim's: an API host whose clock runs behind cannot make the request look older than a running discovery.
-      const stamped = await this.sql.query<Server>(`UPDATE servers SET discovery_requested_at = now() WHERE id = $1::uuid RETURNING ${SERVER_COLUMNS}`, [id]);
-      return toServerRecord(stamped[0] ?? row);
+      return toServerRecord(await this.prisma.server.update({ where: { id }, data }));
     } catch (err) {
       translatePrismaError(err, { conflict: conflictMessage(change.name ?? ''), notFound: `server ${id} not found` });
     }
