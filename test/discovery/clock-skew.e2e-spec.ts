@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { API_MAIN, AppProcess, ensureBuilt, killAll, listeningUrl, startProcess, startWorker } from '../foundation/app-process';
+import { CallFixture, startCallFixture } from '../llm/call-fixtures';
+import { createTestDatabase, hasPostgres, redisUrl, TestDatabase } from '../support/database';
+
+/**
+ * An API host whose clock runs ahead of the database's. A discovery request is stamped with the database's clock,
+ * the clock the worker's claim is stamped with, so the first result is recorded: one discovery, one result, not a
+ * run repeated until the two clocks pass each other. The API runs under faketime (LD_PRELOAD), 10 minutes ahead;
+ * the worker, in a process of its own, keeps the machine's clock.
+ */
+const SKEW = '+10m';
+const hasFaketime = spawnSync('faketime', ['-f', '+0', 'true']).status === 0;
+const reason = !hasPostgres() ? ' (skipped: needs TEST_DATABASE_URL)' : !hasFaketime ? ' (skipped: faketime is not installed; apt-get install faketime)' : '';
+
+(hasPostgres() && hasFaketime ? describe : describe.skip)(`discovery requested from an API host whose clock runs 10 minutes ahead${reason}`, () => {
+  let fixture: CallFixture;
+  let db: TestDatabase;
+  let api: AppProcess;
+  let worker: AppProcess;
+  let url: string;
+  const dirs: string[] = [];
+  const adminKey = 'mcpr_admin_' + randomBytes(18).toString('base64url');
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    fixture = await startCallFixture();
+    db = await createTestDatabase();
+    const common = {
+      DATABASE_URL: db.url!,
+      ...(redisUrl() ? { REDIS_URL: redisUrl()! } : {}),
+      QUEUE_PREFIX: `skew-${randomBytes(4).toString('hex')}`,
+      ADMIN_API_KEY: adminKey,
+      CREDENTIALS_KEY: randomBytes(32).toString('base64'),
+      // A sweep every 5 s: the margin after the result is the worker's next sweep, which queues any discovery left asked for.
+      DISCOVERY_INTERVAL_SECONDS: '50',
+    };
+    const dir = (name: string) => {
+      const d = mkdtempSync(join(tmpdir(), `mcpr-skew-${name}-`));
+      dirs.push(d);
+      return d;
+    };
+    api = startProcess('faketime', ['-f', SKEW, process.execPath, API_MAIN], {
+      ...common,
+      DATA_DIR: dir('api'),
+      PORT: '0',
+      WORKER_ENABLED: 'false',
+      // Without these, faketime caches its offset and also fakes the monotonic clock the timers run on.
+      FAKETIME_NO_CACHE: '1',
+      DONT_FAKE_MONOTONIC: '1',
+    });
+    worker = startWorker({ ...common, DATA_DIR: dir('worker'), LOG_LEVEL: 'debug' });
+    url = await listeningUrl(api, 45_000);
+    await worker.waitFor(/worker ready/, 45_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    killAll();
+    await fixture?.close();
+    await db?.drop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  const admin = (method: string, path: string, body?: unknown) =>
+    fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${adminKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  const count = (pattern: RegExp) => (worker.stdout() + worker.stderr()).match(new RegExp(pattern.source, 'g'))?.length ?? 0;
+  /** Resolves once the worker's output holds `n` lines matching `pattern`. */
+  const lines = (pattern: RegExp, n: number, timeoutMs = 30_000) => worker.waitFor(new RegExp(`(?:${pattern.source}[\\s\\S]*){${n}}`), timeoutMs);
+
+  it('runs one discovery and records its one result', async () => {
+    const created = await admin('POST', '/api/v1/servers', { name: 'skewed-host', kind: 'BUILT_IN', transport: 'streamable-http', url: fixture.url });
+    expect(created.status).toBe(201);
+    // The API process really is ahead: its HTTP Date header comes from its own clock.
+    const apiClock = Date.parse(created.headers.get('date')!);
+    expect(apiClock - Date.now()).toBeGreaterThan(9 * 60_000);
+    const { id } = (await created.json()) as { id: string };
+
+    // The result, or the run repeated: whichever the worker shows first (a repeat is logged as superseded).
+    await worker.waitFor(/discovery succeeded|(?:discovery superseded[\s\S]*){3}/, 60_000);
+    // A margin by event: the worker's next sweep after the result, which would queue a discovery still asked for.
+    const sweeps = count(/sweep finished/);
+    await lines(/sweep finished/, sweeps + 1, 30_000);
+    await lines(/sweep finished/, sweeps + 2, 30_000);
+
+    const server = (await (await admin('GET', `/api/v1/servers/${id}`)).json()) as { status: string; toolCount: number };
+    expect(server.status).toBe('CONNECTED');
+    const history = (await (await admin('GET', `/api/v1/servers/${id}/discoveries`)).json()) as { runs: { outcome: string; trigger: string }[] };
+    expect(history.runs.map((r) => [r.trigger, r.outcome])).toEqual([['registered', 'SUCCEEDED']]);
+    expect(count(/discovery started/)).toBe(1);
+    expect(count(/discovery superseded/)).toBe(0);
+  }, 180_000);
+});
