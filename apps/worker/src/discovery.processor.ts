@@ -3,7 +3,8 @@ import { DiscoveryScheduler, DiscoveryService, shareRetryMs, TenantShare } from 
 import { ServerRepository } from '@app/database';
 import { StdioWorkspaces } from '@app/mcp';
 import { QUEUE_CONNECTION, RUNTIME, Runtime } from '@app/platform';
-import { DiscoverJobData, DiscoveryProducer, Job, JobItem, JobName, QueueConnection, QueueName } from '@app/queue';
+import { CatalogSyncService } from '@app/catalog';
+import { CatalogSyncJobData, DiscoverJobData, DiscoveryProducer, Job, JobItem, JobName, QueueConnection, QueueName } from '@app/queue';
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DelayedError, UnrecoverableError } from 'bullmq';
 
@@ -47,6 +48,7 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
     private readonly producer: DiscoveryProducer,
     private readonly workspaces: StdioWorkspaces,
     private readonly servers: ServerRepository,
+    private readonly catalogSync: CatalogSyncService,
   ) {
     this.share = new TenantShare(config.discovery.tenantConcurrency);
   }
@@ -143,6 +145,10 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
         this.runtime.logger.debug({ jobId: job.id, ...report, durationMs: Date.now() - started }, 'sweep finished');
         return;
       }
+      case JobName.CatalogSync:
+        // A failed read is recorded on the source (a known outcome): not retried before the next interval.
+        await this.catalogSync.sync((job.data as CatalogSyncJobData).sourceId);
+        return;
       default:
         this.runtime.logger.warn({ jobId: job.id, name: job.name }, 'unknown job name; dropped');
     }

@@ -1,3 +1,4 @@
+import { CatalogSyncService } from '@app/catalog';
 import { DiscoveryModule } from '@app/discovery';
 import { RegistryServerModule } from '@app/registry';
 import { DynamicModule, Module } from '@nestjs/common';
@@ -11,7 +12,7 @@ export class WorkerModule {
       module: WorkerModule,
       // The registry's own MCP server, so that this worker can discover the INTERNAL server in-process.
       imports: [DiscoveryModule, RegistryServerModule],
-      providers: [DiscoveryProcessor],
+      providers: [DiscoveryProcessor, CatalogSyncService],
     };
   }
 }

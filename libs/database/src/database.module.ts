@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { ApiKeyRepository } from './repositories/api-key.repository';
 import { AuditRepository } from './repositories/audit.repository';
 import { CatalogEntryRepository } from './repositories/catalog-entry.repository';
+import { CatalogSourceRepository } from './repositories/catalog-source.repository';
 import { DiscoveryRunRepository } from './repositories/discovery-run.repository';
 import { DiscoveryStateRepository } from './repositories/discovery-state.repository';
 import { OAuthRepository } from './repositories/oauth.repository';
@@ -9,7 +10,7 @@ import { ServerRepository } from './repositories/server.repository';
 import { TenantRepository } from './repositories/tenant.repository';
 import { ToolRepository } from './repositories/tool.repository';
 
-const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, DiscoveryRunRepository, DiscoveryStateRepository, OAuthRepository, CatalogEntryRepository];
+const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, DiscoveryRunRepository, DiscoveryStateRepository, OAuthRepository, CatalogEntryRepository, CatalogSourceRepository];
 
 /** The repositories, on the process's one PrismaClient (the PRISMA token comes from the platform module). */
 @Global()

@@ -32,6 +32,7 @@ export {
   CatalogScope,
   CatalogDiscovery,
 } from './repositories/catalog-entry.repository';
+export { CatalogSourceRepository, CatalogSourceRecord } from './repositories/catalog-source.repository';
 export { ToolRepository, StoredTool, ToolChanges } from './repositories/tool.repository';
 export { DiscoveryRunRepository, DiscoveryRunRecord, DroppedTool, DiscoveryRunEnd } from './repositories/discovery-run.repository';
 export {

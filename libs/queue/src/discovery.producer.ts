@@ -120,6 +120,29 @@ export class DiscoveryProducer implements OnModuleDestroy {
     return false;
   }
 
+  static catalogSyncSchedulerId(sourceId: string): string {
+    return `catalog-sync-${sourceId}`;
+  }
+
+  /**
+   * Syncs a catalog source now and then every `everyMs` (a scheduler with `every` runs its first job at once) (one repeatable job per source). The payload is the
+   * source id only; the worker reads the rest from the database.
+   */
+  async scheduleCatalogSync(sourceId: string, everyMs: number): Promise<void> {
+    const job: JobItem = { name: JobName.CatalogSync, data: { sourceId } };
+    await this.bounded(() =>
+      this.discoveryQueue.upsertJobScheduler(
+        DiscoveryProducer.catalogSyncSchedulerId(sourceId),
+        { every: everyMs },
+        { name: job.name, data: job.data, opts: { removeOnComplete: true, removeOnFail: true } },
+      ),
+    );
+  }
+
+  async unscheduleCatalogSync(sourceId: string): Promise<void> {
+    await this.bounded(() => this.discoveryQueue.removeJobScheduler(DiscoveryProducer.catalogSyncSchedulerId(sourceId)));
+  }
+
   /** Jobs of the discovery queue by state, for tests and diagnostics. */
   async counts(): Promise<Record<string, number>> {
     return this.discoveryQueue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized', 'completed');

@@ -1,4 +1,4 @@
-export { QueueName, JobName, DiscoveryTrigger, DiscoverJobData, DiscoveryTarget, SweepJobData, JobItem, JobOf } from './jobs';
+export { QueueName, JobName, DiscoveryTrigger, DiscoverJobData, DiscoveryTarget, SweepJobData, CatalogSyncJobData, JobItem, JobOf } from './jobs';
 export { QueueConnection, QueueConnectionOptions, QueueUnavailableError, QueueBackendKind, Job, withTimeout } from './queue-connection';
 export {
   DiscoveryProducer,

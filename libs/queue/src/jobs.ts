@@ -9,6 +9,8 @@ export enum JobName {
   Discover = 'discover',
   /** Rebuild schedules and requeue missed or stranded work from the database. */
   Sweep = 'sweep',
+  /** Read one catalog source's upstream Registry API into the platform's catalog. */
+  CatalogSync = 'catalog-sync',
 }
 
 /** Why a discovery was asked for; recorded on the discovery run. */
@@ -30,6 +32,10 @@ export type DiscoveryTarget = string | { id: string; tenantId: string | null };
 export type SweepJobData = Record<string, never>;
 
 /** The one union that types every job payload. Payloads never hold a secret. */
-export type JobItem = { name: JobName.Discover; data: DiscoverJobData } | { name: JobName.Sweep; data: SweepJobData };
+export interface CatalogSyncJobData {
+  sourceId: string;
+}
+
+export type JobItem = { name: JobName.Discover; data: DiscoverJobData } | { name: JobName.Sweep; data: SweepJobData } | { name: JobName.CatalogSync; data: CatalogSyncJobData };
 
 export type JobOf<N extends JobName> = Extract<JobItem, { name: N }>;

@@ -1,5 +1,5 @@
 import { CatalogEntryRecord, CatalogEntryRepository, CatalogEntryWrite, CatalogScope, DEFAULT_PAGE_SIZE } from '@app/database';
-import { OFFICIAL_META, readImportBody, ServerJson, validateServerJson } from '@app/catalog';
+import { canonicalJson, OFFICIAL_META, readImportBody, ServerJson, validateServerJson } from '@app/catalog';
 import { FieldError, InvalidInputError, PayloadTooLargeError, Principal, timeOrderedUuid } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
@@ -7,19 +7,6 @@ import { CatalogEntryDto, CatalogPageDto, ImportItemResultDto, ImportResultDto, 
 
 /** Items one import takes at most. */
 export const MAX_IMPORT_ITEMS = 1000;
-
-/** JSON with its object keys sorted: two documents that say the same thing compare equal (jsonb reorders keys). */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 export function toCatalogEntryDto(e: CatalogEntryRecord): CatalogEntryDto {
   const s = e.serverJson as Partial<ServerJson>;

@@ -254,6 +254,18 @@ export class CatalogEntryRepository {
     return rows.map((r) => ({ serverId: r.id, serverName: r.name, kind: r.kind, catalogName: '', status: r.status, statusReason: r.statusReason, lastDiscoveredAt: r.lastDiscoveredAt, tools: r.tools }));
   }
 
+  /**
+   * The platform's BUILT_IN servers made from these entries, disabled with the reason (an entry deleted
+   * upstream): they are no longer discovered or called. Returns their ids.
+   */
+  async disableBuiltInServersOf(names: string[], label: string, reason: string): Promise<string[]> {
+    if (names.length === 0) return [];
+    const where: Prisma.ServerWhereInput = { tenantId: null, kind: 'BUILT_IN', enabled: true, OR: names.map((name) => ({ metadata: { path: [label], equals: name } })) };
+    const rows = await this.prisma.server.findMany({ where, select: { id: true } });
+    if (rows.length) await this.prisma.server.updateMany({ where: { id: { in: rows.map((r) => r.id) } }, data: { enabled: false, status: 'DISCONNECTED', statusReason: reason.slice(0, 500) } });
+    return rows.map((r) => r.id);
+  }
+
   /** Every entry of an owner (the platform's when null), for export, oldest first. */
   async allOf(tenantId: string | null): Promise<CatalogEntryRecord[]> {
     const rows = await this.prisma.catalogEntry.findMany({ where: { ownerScope: ownerScopeOf(tenantId) }, orderBy: [{ publishedAt: 'asc' }, { id: 'asc' }] });
