@@ -77,6 +77,24 @@ const reason = !hasPostgres() ? ' (skipped: needs TEST_DATABASE_URL)' : !hasFake
   /** Resolves once the worker's output holds `n` lines matching `pattern`. */
   const lines = (pattern: RegExp, n: number, timeoutMs = 30_000) => worker.waitFor(new RegExp(`(?:${pattern.source}[\\s\\S]*){${n}}`), timeoutMs);
 
+  /**
+   * Waits for `n` results of each server, or for the run repeated (a repeat is logged as superseded), whichever the
+   * worker shows first; then, as a margin by event, two more sweeps of the worker (one whole), which would queue a
+   * discovery still asked for.
+   */
+  async function settle(ids: string[], n: number): Promise<void> {
+    for (const id of ids) {
+      const succeeded = about(id, 'discovery succeeded');
+      const superseded = about(id, 'discovery superseded');
+      await worker.waitFor(new RegExp(`(?:${succeeded.source}[\\s\\S]*){${n}}|(?:${superseded.source}[\\s\\S]*){3}`), 60_000);
+    }
+    const sweeps = count(/sweep finished/);
+    await lines(/sweep finished/, sweeps + 2, 30_000);
+  }
+  const runs = async (id: string) =>
+    ((await (await admin('GET', `/api/v1/servers/${id}/discoveries`)).json()) as { runs: { outcome: string; trigger: string }[] }).runs.map((r) => [r.trigger, r.outcome]);
+  const status = async (id: string) => ((await (await admin('GET', `/api/v1/servers/${id}`)).json()) as { status: string }).status;
+
   it('runs one discovery and records its one result', async () => {
     const created = await admin('POST', '/api/v1/servers', { name: 'skewed-host', kind: 'BUILT_IN', transport: 'streamable-http', url: fixture.url });
     expect(created.status).toBe(201);
@@ -85,20 +103,30 @@ const reason = !hasPostgres() ? ' (skipped: needs TEST_DATABASE_URL)' : !hasFake
     expect(apiClock - Date.now()).toBeGreaterThan(9 * 60_000);
     const { id } = (await created.json()) as { id: string };
 
-    // The result, or the run repeated: whichever the worker shows first (a repeat is logged as superseded).
-    const succeeded = about(id, 'discovery succeeded');
-    const superseded = about(id, 'discovery superseded');
-    await worker.waitFor(new RegExp(`${succeeded.source}|(?:${superseded.source}[\\s\\S]*){3}`), 60_000);
-    // A margin by event: two more sweeps of the worker (one whole), which would queue a discovery still asked for.
-    const sweeps = count(/sweep finished/);
-    await lines(/sweep finished/, sweeps + 1, 30_000);
-    await lines(/sweep finished/, sweeps + 2, 30_000);
+    await settle([id], 1);
 
-    const history = (await (await admin('GET', `/api/v1/servers/${id}/discoveries`)).json()) as { runs: { outcome: string; trigger: string }[] };
-    expect(history.runs.map((r) => [r.trigger, r.outcome])).toEqual([['registered', 'SUCCEEDED']]);
-    const server = (await (await admin('GET', `/api/v1/servers/${id}`)).json()) as { status: string };
-    expect(server.status).toBe('MCP_SERVER_CONNECTION_STATUS_CONNECTED');
+    expect(await runs(id)).toEqual([['registered', 'SUCCEEDED']]);
+    expect(await status(id)).toBe('MCP_SERVER_CONNECTION_STATUS_CONNECTED');
     expect(count(about(id, 'discovery started'))).toBe(1);
-    expect(count(superseded)).toBe(0);
+    expect(count(about(id, 'discovery superseded'))).toBe(0);
+  }, 180_000);
+
+  it('runs one discovery for each server of a batch registration, and one more for each explicit request', async () => {
+    const created = await admin('POST', '/api/v1/servers/batch', {
+      servers: ['skewed-batch-a', 'skewed-batch-b'].map((name) => ({ name, kind: 'BUILT_IN', transport: 'streamable-http', url: fixture.url })),
+    });
+    expect(created.status).toBe(201);
+    const ids = ((await created.json()) as { servers: { id: string }[] }).servers.map((s) => s.id);
+    await settle(ids, 1);
+    for (const id of ids) expect(await runs(id)).toEqual([['registered', 'SUCCEEDED']]);
+
+    expect((await admin('POST', `/api/v1/servers/${ids[0]}/discover`)).status).toBe(202);
+    await settle([ids[0]], 2);
+    expect(await runs(ids[0])).toEqual([
+      ['manual', 'SUCCEEDED'],
+      ['registered', 'SUCCEEDED'],
+    ]);
+    expect(await runs(ids[1])).toEqual([['registered', 'SUCCEEDED']]);
+    for (const id of ids) expect(await status(id)).toBe('MCP_SERVER_CONNECTION_STATUS_CONNECTED');
   }, 180_000);
 });
