@@ -91,7 +91,9 @@ describe('the official Registry API (/v0.1) served from the catalog and the regi
     const latest = await t.request('GET', '/v0.1/servers/io.github.domdomegg%2Ftime-mcp-pypi/versions/latest');
     expect(valid('response', latest.body)).toEqual([]);
     expect(latest.body.server.name).toBe('io.github.domdomegg/time-mcp-pypi');
-    expect((await t.request('GET', '/v0.1/servers/io.github.acme%2Fnope/versions')).status).toBe(404);
+    const unknown = await t.request('GET', '/v0.1/servers/io.github.acme%2Fnope/versions');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toBe('Server not found');
     expect((await t.request('GET', '/v0.1/servers/io.github.acme%2Fweather/versions/9.9.9')).status).toBe(404);
   });
 

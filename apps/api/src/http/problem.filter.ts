@@ -51,7 +51,9 @@ export class ProblemFilter implements ExceptionFilter {
       res.end();
       return;
     }
-    res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+    // Clients of the Registry API (/v0.1) read its error model's `error`; the problem's members stay beside it.
+    const body = /^\/v0\.1(?:[/?]|$)/i.test(req.originalUrl ?? req.url) ? { ...problem, error: problem.detail } : problem;
+    res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
   }
 
   private toProblem(exception: unknown, req: Request): ProblemDto {
