@@ -199,20 +199,37 @@ export class DiscoveryService implements OnModuleDestroy {
           onStderr: (read) => (readStderr = read),
         });
       };
-      const target = await this.resolver.resolve(server, subject.credentials);
-      try {
+      // The whole session (connect, then listing) meets OAuth the same way: a 401 (or 403 insufficient_scope) at
+      // any step is detected, or its token renewed once and the session made again from the start.
+      const listAll = async (target: ConnectionTarget) => {
         session = await connect(target);
+        const redact = redactor(secrets);
+        const ctx = { signal: deadline.signal, timeoutMs, limits: this.limits, onPhase: (p: string) => (phase = p), redact };
+        const tools = await listAllTools(session, ctx);
+        const caps = session.capabilities;
+        const resources = caps.resources ? await countItems(session, 'resources/list', 'resources', ctx) : null;
+        const prompts = caps.prompts ? await countItems(session, 'prompts/list', 'prompts', ctx) : null;
+        return { listing: tools, resourceCount: resources, promptCount: prompts, session };
+      };
+      const target = await this.resolver.resolve(server, subject.credentials);
+      let listed: Awaited<ReturnType<typeof listAll>>;
+      try {
+        listed = await listAll(target);
       } catch (err) {
         // Refused for want of OAuth (401, or 403 insufficient_scope): detected, or a token renewed and one more try.
-        if (!(await this.authorizedAgain(err, target, deadline.signal))) throw err;
-        session = await connect(await this.resolver.resolve(server, subject.credentials));
+        const refusal = session?.transportFailure() ?? err;
+        if (!(await this.authorizedAgain(refusal, target, deadline.signal))) throw err;
+        if (session) {
+          void this.close(session);
+          session = undefined;
+        }
+        phase = 'connecting';
+        listed = await listAll(await this.resolver.resolve(server, subject.credentials));
       }
+      const { listing, resourceCount, promptCount } = listed;
+      session = listed.session;
       const redact = redactor(secrets);
-      const ctx = { signal: deadline.signal, timeoutMs, limits: this.limits, onPhase: (p: string) => (phase = p), redact };
-      const listing = await listAllTools(session, ctx);
       const caps = session.capabilities;
-      const resourceCount = caps.resources ? await countItems(session, 'resources/list', 'resources', ctx) : null;
-      const promptCount = caps.prompts ? await countItems(session, 'prompts/list', 'prompts', ctx) : null;
       clearTimeout(timer);
       const durationMs = Date.now() - started;
       const info = session.serverInfo;
