@@ -63,7 +63,7 @@ function resourceCovers(resource: string, serverUrl: URL): boolean {
   }
 }
 
-function blockedOrMessage(err: unknown): string {
+export function blockedOrMessage(err: unknown): string {
   for (let e: unknown = err, i = 0; e && i < 5; e = (e as { cause?: unknown }).cause, i++) {
     if (e instanceof OutboundBlockedError) return `the outbound address policy refused it: ${e.message}`;
   }

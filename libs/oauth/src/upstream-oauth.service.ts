@@ -2,7 +2,7 @@ import { APP_CONFIG, AppConfig } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
 import { AuditEventInput, AuditRepository, OAuthRepository, RowLockTimeoutError, ServerOAuthRecord, ServerRepository, StatusWrite, TokenWrite } from '@app/database';
 import { ConflictError, Principal, ServerAuthorizationView, ServerKind, ServerRecord } from '@app/domain';
-import { FetchLike, HeldToken, McpFailure, McpFailureCode, OutboundPolicy, RefusalVerdict, UpstreamAuthorizer, UpstreamChallenge } from '@app/mcp';
+import { CLIENT_INFO, FetchLike, HeldToken, McpFailure, McpFailureCode, OutboundPolicy, RefusalVerdict, UpstreamAuthorizer, UpstreamChallenge } from '@app/mcp';
 import { exchangeAuthorization, refreshAuthorization, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import { OAuthError, ServerError, TemporarilyUnavailableError, TooManyRequestsError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationServerMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { boundedFetch, OAuthRequestTimeoutError } from './bounded-fetch';
 import { CALLBACK_PATH, clientMetadataDocument, confidentialAuthMethod, RegisteredClient, registerWith, RegistrationError } from './client-registration';
 import { AUTHORIZATION_EXPIRED, AUTHORIZATION_REQUIRED, authorizationFailure, authorizationServerUnavailable, globalResponses, untrusted } from './oauth-errors';
-import { DetectionError, discoverProtection, sameIssuer } from './protected-resource';
+import { blockedOrMessage, DetectionError, discoverProtection, sameIssuer } from './protected-resource';
 import { clientCredentialsToken, clientInformation, revokeToken } from './token-requests';
 import { parseBearerChallenge } from './www-authenticate';
 
@@ -172,6 +172,41 @@ export class UpstreamOAuthService implements UpstreamAuthorizer {
     return { retry: false, failure: authorizationFailure(reason) };
   }
 
+  /**
+   * Authorize before any discovery found the authorization server: the server is asked once, without a token (an
+   * MCP initialize through the server's own fetch, the outbound policy's for a tenant server), and its answer goes
+   * through the same detection as a discovery's 401. Throws a ConflictError saying why when it does not ask for OAuth.
+   */
+  private async probe(server: ServerRecord): Promise<ServerOAuthRecord> {
+    if (!server.url || (server.transport !== 'streamable-http' && server.transport !== 'sse')) {
+      throw new ConflictError('only a remote server (streamable-http or sse) can be authorized with OAuth');
+    }
+    const fetch = this.fetchFor(server);
+    let challenge: UpstreamChallenge;
+    try {
+      const res = await fetch(server.url, {
+        method: server.transport === 'sse' ? 'GET' : 'POST',
+        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+        ...(server.transport === 'sse'
+          ? {}
+          : { body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: CLIENT_INFO } }) }),
+        redirect: 'manual',
+      });
+      await res.body?.cancel().catch(() => undefined);
+      challenge = { status: res.status, header: res.headers.get('www-authenticate') };
+    } catch (err) {
+      throw new ConflictError(`the server could not be asked how it is protected: ${untrusted(blockedOrMessage(err))}`);
+    }
+    if (challenge.status !== 401) {
+      throw new ConflictError(`the server does not ask for authorization: it answered ${challenge.status} without a token, not 401 with a Bearer challenge`);
+    }
+    const verdict = await this.detect(server, parseBearerChallenge(challenge.header), fetch);
+    const row = await this.repo.findState(server.id);
+    if (row) return row;
+    const why = !verdict.retry && verdict.failure ? verdict.failure.message : 'it answered 401 without any sign of OAuth (no protected resource or authorization server metadata)';
+    throw new ConflictError(`the server's authorization server could not be found: ${why}`);
+  }
+
   /** 403 insufficient_scope: the union of the scopes held and those asked for is asked for, once. */
   private async stepUp(server: ServerRecord, asked: string[], fetch: FetchLike): Promise<RefusalVerdict> {
     const row = await this.repo.findState(server.id);
@@ -276,12 +311,7 @@ export class UpstreamOAuthService implements UpstreamAuthorizer {
     if (server.auth?.grant === 'client_credentials') {
       throw new ConflictError('this server uses the client credentials grant: its tokens are fetched without a person');
     }
-    const row = await this.repo.findState(server.id);
-    if (!row) {
-      throw new ConflictError(
-        "the server has not asked for authorization: a discovery finds out (its status becomes ERROR with 'authorization required' and authorization.status 'required'); POST /api/v1/servers/{id}/discover and try again once it has",
-      );
-    }
+    const row = (await this.repo.findState(server.id)) ?? (await this.probe(server));
     const metadata = row.asMetadata as unknown as AuthorizationServerMetadata;
     if (!metadata.code_challenge_methods_supported?.includes('S256')) {
       throw new ConflictError(`the authorization server ${untrusted(row.issuer)} does not advertise PKCE with S256, which OAuth 2.1 and the MCP authorization specification require`);

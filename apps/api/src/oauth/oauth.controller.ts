@@ -30,7 +30,8 @@ export class OAuthController {
     description:
       "Answers the authorization server's URL for a person to open. After consent the authorization server sends the browser to " +
       '`{PUBLIC_URL}/oauth/callback`, which stores the tokens (encrypted) and queues a discovery. The link is good for 10 minutes and ' +
-      'once. 409 when the server has not asked for authorization yet, uses the client credentials grant, or its authorization server ' +
+      'once. A server no discovery has reached yet is asked first (an MCP initialize without a token, through its outbound policy) ' +
+      'and its answer goes through the same detection. 409 when the server does not ask for OAuth, uses the client credentials grant, or its authorization server ' +
       'offers no way to register the registry (the detail says what to give as `auth`).',
   })
   @ApiOkResponse({
