@@ -1,5 +1,7 @@
 import { ApiKeyRepository } from '@app/database';
+import { AuthService } from '../../apps/api/src/auth/auth.service';
 import { startTestApp, TestApp } from '../support/app';
+import { waitFor } from '../support/servers';
 import { expectProblem, makeTenant } from './helpers';
 
 describe('authentication, tenants and keys', () => {
@@ -99,17 +101,32 @@ describe('authentication, tenants and keys', () => {
   it('looks a key up once for many requests at once, and again in the background while it is in use', async () => {
     const tenant = await makeTenant(t);
     const repo = t.app.get(ApiKeyRepository);
-    const lookups = jest.spyOn(repo, 'findActiveByHash');
+    const auth = t.app.get(AuthService);
+    const findActiveByHash = repo.findActiveByHash.bind(repo);
+    // The first lookup is held until all 40 requests have asked for the key, so that "at once" does not depend
+    // on how fast a loaded machine sends them; the lookup itself still reads PostgreSQL.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const lookups = jest.spyOn(repo, 'findActiveByHash').mockImplementation(async (hash) => {
+      await held;
+      return findActiveByHash(hash);
+    });
+    const asked = jest.spyOn(auth, 'authenticate');
     try {
-      const answers = await Promise.all(Array.from({ length: 40 }, () => t.request('GET', '/api/v1/servers?pageSize=1', { key: tenant.key })));
+      const answering = Promise.all(Array.from({ length: 40 }, () => t.request('GET', '/api/v1/servers?pageSize=1', { key: tenant.key })));
+      await waitFor('40 requests asking for the key', async () => asked.mock.calls.length >= 40, 30_000, 10);
+      release();
+      const answers = await answering;
       expect(answers.map((r) => r.status)).toEqual(Array(40).fill(200));
       expect(lookups).toHaveBeenCalledTimes(1);
-      // Past half its life, a request is answered from the entry and starts one lookup in the background.
+      // Past half its life, a request is answered from the entry and starts one lookup in the background for all of them.
       await new Promise((r) => setTimeout(r, 600));
       await Promise.all(Array.from({ length: 10 }, () => t.request('GET', '/api/v1/servers?pageSize=1', { key: tenant.key })));
+      await waitFor('the second lookup', async () => lookups.mock.calls.length >= 2, 5_000, 10);
       expect(lookups).toHaveBeenCalledTimes(2);
     } finally {
       lookups.mockRestore();
+      asked.mockRestore();
     }
   });
 
