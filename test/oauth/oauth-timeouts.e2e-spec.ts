@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import { freePort } from '../fixtures/net';
 import { AuthorizationServer, authorizeAs, ProtectedMcpServer, startAuthorizationServer, startProtectedMcpServer } from '../fixtures/oauth/oauth-fixtures';
 import { startTestApp, TestApp } from '../support/app';
@@ -75,6 +76,33 @@ describe('upstream OAuth: a hanging authorization server', () => {
     const res = await call();
     expect([res.status, res.text]).toEqual([200, expect.stringContaining('sub=alice')]);
     expect((await as.stats()).token.refresh_token).toBe(before + 1);
+  });
+
+  it('keeps one renewal per token in the process: callers that find one under way hold no database connection waiting on the row lock', async () => {
+    await as.hangTokenEndpoint(true);
+    await pastExpiry();
+    const hungBefore = (await as.stats()).hung;
+    const db = new Client({ connectionString: app.database.url });
+    await db.connect();
+    try {
+      const calls = Promise.all(Array.from({ length: 4 }, () => call()));
+      await waitFor('the refresh request to reach the token endpoint', async () => ((await as.stats()).hung > hungBefore ? true : undefined), 5000, 20);
+      // Until the renewal gives up, no other caller waits in the database for its lock (sampled throughout).
+      let settledAll = false;
+      void calls.finally(() => (settledAll = true));
+      let mostWaiting = 0;
+      while (!settledAll) {
+        const waiting = await db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+        mostWaiting = Math.max(mostWaiting, waiting.rows[0].n as number);
+      }
+      expect(mostWaiting).toBe(0);
+      const results = await calls;
+      for (const res of results) expect(res.text).toContain('could not be reached for a token refresh');
+      expect((await as.stats()).hung).toBe(hungBefore + 1);
+    } finally {
+      await db.end();
+      await as.hangTokenEndpoint(false);
+    }
   });
 
   it('a discovery meeting the hanging token endpoint ends with the transient reason, not stuck', async () => {

@@ -66,6 +66,8 @@ export class UpstreamOAuthService implements UpstreamAuthorizer {
   private readonly policy: OutboundPolicy;
   private policyFetch?: FetchLike;
   private globalFetch?: FetchLike;
+  /** Renewals under way in this process, by server (one authorization row, one token, per server). */
+  private readonly renewals = new Map<string, Promise<HeldToken | undefined>>();
   private readonly normalized = new WeakMap<FetchLike, FetchLike>();
 
   constructor(
@@ -238,10 +240,38 @@ export class UpstreamOAuthService implements UpstreamAuthorizer {
    * the caller has; `force` renews even a token that has not reached its margin (the server refused it).
    */
   private async renew(server: ServerRecord, fetch: FetchLike, stale: string | undefined, force: boolean): Promise<HeldToken | undefined> {
+    // One renewal per token in this process (the embedded database shares one session among its connections, so
+    // its row lock does not keep two apart): a caller that finds one under way takes its result, unless it needs
+    // a token other than the one it was refused and that renewal kept it.
+    for (let running = this.renewals.get(server.id); running; running = this.renewals.get(server.id)) {
+      const held = await running;
+      if (!force || !held || held.accessToken !== stale) return held;
+    }
+    const mine = this.renewLocked(server, fetch, stale, force).finally(() => {
+      if (this.renewals.get(server.id) === mine) this.renewals.delete(server.id);
+    });
+    this.renewals.set(server.id, mine);
+    return mine;
+  }
+
+  /** The renewal itself, under the row lock that keeps processes apart on PostgreSQL. */
+  private async renewLocked(server: ServerRecord, fetch: FetchLike, stale: string | undefined, force: boolean): Promise<HeldToken | undefined> {
     const clientCredentials = server.auth?.grant === 'client_credentials';
     let audited: { action: string; outcome: string; detail: Record<string, unknown> } | undefined;
     // A waiter gives up after twice the request timeout: the holder makes at most two requests (registration, token).
     const lockTimeoutMs = 2 * this.config.oauthRequestTimeoutMs;
+    // The client is found (or registered) before the lock: the work under it makes no query on another connection,
+    // which the embedded database (one session, one open transaction at a time) would hold until the lock's end.
+    const seen = await this.repo.findState(server.id);
+    if (!seen) return undefined;
+    let found: RegisteredClient | McpFailure;
+    try {
+      found = await this.clientFor(server, seen, fetch);
+    } catch (err) {
+      if (err instanceof RegistrationError) found = authorizationFailure(`${AUTHORIZATION_REQUIRED}: ${err.message}`);
+      else if (err instanceof OAuthRequestTimeoutError) found = authorizationServerUnavailable(seen.issuer, 'the client registration', err);
+      else throw err;
+    }
     const result = await this.repo.withLockedState<HeldToken | McpFailure | undefined>(server.id, lockTimeoutMs, async (row) => {
       if (!row) return { result: undefined };
       const current = row.tokensCipher ? this.openTokens(row, server.id) : undefined;
@@ -250,14 +280,11 @@ export class UpstreamOAuthService implements UpstreamAuthorizer {
         return { result: { accessToken: current.access_token, expiresAt: row.expiresAt } };
       }
       const metadata = row.asMetadata as unknown as AuthorizationServerMetadata;
-      let client: RegisteredClient;
-      try {
-        client = await this.clientFor(server, row, fetch);
-      } catch (err) {
-        if (err instanceof RegistrationError) return { result: authorizationFailure(`${AUTHORIZATION_REQUIRED}: ${err.message}`) };
-        if (err instanceof OAuthRequestTimeoutError) return { result: authorizationServerUnavailable(row.issuer, 'the client registration', err) };
-        throw err;
+      if (found instanceof McpFailure) return { result: found };
+      if (row.issuer !== seen.issuer) {
+        return { result: new McpFailure(McpFailureCode.DependencyUnavailable, "the server's authorization server changed while its token was renewed; the next attempt tries again") };
       }
+      const client = found;
       let tokens: OAuthTokens;
       const grant = current?.refresh_token ? 'refresh_token' : clientCredentials ? 'client_credentials' : undefined;
       if (!grant) {
