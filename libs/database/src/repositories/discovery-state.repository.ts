@@ -509,12 +509,17 @@ export class DiscoveryStateRepository {
     return rows.map((r) => r.id);
   }
 
-  /** DISCOVERING servers no worker holds: each must have a job in the queue. */
+  /**
+   * DISCOVERING servers no worker holds: each must have a job in the queue. A server asked for within the last
+   * 3 seconds is left to the request that is queueing it (its enqueue is bounded well within that), so
+   * that a sweep running at that moment does not queue its discovery first under the sweep's own trigger.
+   */
   async listWaiting(limit: number): Promise<SweepCandidate[]> {
     return this.prisma.$queryRaw<SweepCandidate[]>`
       SELECT id, discovery_requested_at AS "discoveryRequestedAt", discovery_lease_owner AS "leaseOwner"
         FROM servers
        WHERE enabled AND status = 'DISCOVERING' AND discovery_lease_owner IS NULL
+         AND COALESCE(discovery_requested_at, updated_at) < now() - interval '3 seconds'
        ORDER BY discovery_requested_at NULLS FIRST
        LIMIT ${limit}`;
   }
