@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RawServer, sampleTool, startRawServer } from '../fixtures/raw-mcp-server';
-import { makeTenant, TenantKey, watchSecrets } from '../registry/helpers';
+import { makeTenant, TenantKey, watchSecrets } from '../support/tenants';
 import { startTestApp, TestApp } from '../support/app';
 import { settled } from '../support/servers';
 

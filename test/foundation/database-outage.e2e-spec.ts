@@ -1,4 +1,4 @@
-import { makeTenant, TenantKey } from '../registry/helpers';
+import { makeTenant, TenantKey } from '../support/tenants';
 import { startTcpProxy, TcpProxy } from '../fixtures/tcp-proxy';
 import { CallFixture, startCallFixture } from '../llm/call-fixtures';
 import { eventually } from '../llm/helpers';

@@ -1,7 +1,7 @@
 import { TenantCallLimits } from '../../apps/api/src/llm-tools/tenant-call-limits';
 import { BigResultServer, startBigResultServer } from '../fixtures/big-results';
 import { eventually, registerAndDiscover } from '../llm/helpers';
-import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
+import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 import { startTestApp, TestApp } from '../support/app';
 
 const MiB = 1024 * 1024;

@@ -1,5 +1,5 @@
 import { startTestApp, TestApp } from '../support/app';
-import { expectProblem, fields, makeTenant, TenantKey } from '../registry/helpers';
+import { expectProblem, fields, makeTenant, TenantKey } from '../support/tenants';
 
 /** Per-tenant limits: the platform defaults from the configuration, the admin's own values, the server quota. */
 describe('tenant limits', () => {

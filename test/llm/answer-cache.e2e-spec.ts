@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { REGISTRY_LISTENER_APPLICATION_NAME } from '@app/database';
 import { AnswerCache } from '../../apps/api/src/common/answer-cache';
-import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
+import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 import { startTestApp, TestApp } from '../support/app';
 import { waitFor } from '../support/servers';
 

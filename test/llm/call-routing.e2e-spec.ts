@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PipedreamStandIn, startPipedreamStandIn } from '../fixtures/pipedream-stand-in';
-import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
+import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 import { startTestApp, TestApp } from '../support/app';
 import { CallFixture, startCallFixture } from './call-fixtures';
 import { eventually, registerAndDiscover } from './helpers';

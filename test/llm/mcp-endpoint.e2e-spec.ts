@@ -1,11 +1,11 @@
-import { createRegistryMcpServer, registryVersion } from '@app/registry';
+import { createRegistryMcpServer, registryVersion } from '@app/mcp-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
+import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 import { startTestApp, TestApp } from '../support/app';
 import { CallFixture, startCallFixture } from './call-fixtures';
 import { eventually, mcpClient, registerAndDiscover, structured } from './helpers';

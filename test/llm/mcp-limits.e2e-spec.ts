@@ -1,4 +1,4 @@
-import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
+import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 import { startTestApp, TestApp } from '../support/app';
 import { MAX_BODY_DEPTH } from '../../apps/api/src/http/input-rules';
 

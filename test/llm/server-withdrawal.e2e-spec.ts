@@ -1,4 +1,4 @@
-import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
+import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 import { startTestApp, TestApp } from '../support/app';
 import { CallFixture, startCallFixture } from './call-fixtures';
 import { eventually, registerAndDiscover } from './helpers';

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolCallService } from '../../apps/api/src/llm-tools/tool-call.service';
-import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
+import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 import { startTestApp, TestApp } from '../support/app';
 import { hasPostgres, redisUrl } from '../support/database';
 import { CallFixture, CONNECT_LINK, Everything, startCallFixture, startEverything } from './call-fixtures';

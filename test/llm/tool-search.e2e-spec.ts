@@ -1,4 +1,4 @@
-import { expectProblem, makeTenant, TenantKey } from '../registry/helpers';
+import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 import { startTestApp, TestApp } from '../support/app';
 import { hasPostgres } from '../support/database';
 import { CallFixture, Everything, startCallFixture, startEverything } from './call-fixtures';

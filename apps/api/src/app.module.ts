@@ -5,7 +5,7 @@ import { HealthModule } from './health/health.module';
 import { HttpDrain } from './http/http-drain';
 import { ProblemFilter } from './http/problem.filter';
 import { McpEndpointModule } from './mcp/mcp-endpoint.module';
-import { RegistryApiModule } from './registry-api.module';
+import { RestApiModule } from './rest-api.module';
 
 @Module({})
 export class AppModule {
@@ -16,7 +16,7 @@ export class AppModule {
       imports: [
         PlatformModule.forRoot(runtime),
         HealthModule,
-        RegistryApiModule,
+        RestApiModule,
         McpEndpointModule,
         ...extra,
       ],

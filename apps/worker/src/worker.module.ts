@@ -1,6 +1,6 @@
 import { CatalogSyncService } from '@app/catalog';
 import { DiscoveryModule } from '@app/discovery';
-import { RegistryServerModule } from '@app/registry';
+import { RegistryServerModule } from '@app/mcp-server';
 import { DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryProcessor } from './discovery.processor';
 

@@ -11,7 +11,7 @@ import { IdParam } from '../common/ids';
 import { IsHttpUrl } from '../common/validators';
 import { ApiJsonBody } from '../common/api-examples';
 import { AuditService } from '../audit/audit.service';
-import { assertOutboundAllowed } from '../servers/server-secrets';
+import { assertOutboundAllowed } from '../servers/server.providers';
 
 export class CreateCatalogSourceDto {
   @ApiProperty({ description: 'The base URL of a Registry API (its /v0.1/servers is read)', example: 'https://registry.modelcontextprotocol.io' })

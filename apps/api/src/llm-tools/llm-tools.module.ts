@@ -1,8 +1,8 @@
 import { CatalogRepository } from '@app/database';
 import { McpModule } from '@app/mcp';
-import { REGISTRY_TOOLS } from '@app/registry';
+import { REGISTRY_TOOLS } from '@app/mcp-server';
 import { Module } from '@nestjs/common';
-import { ServerInfoModule } from '../llm/server-info.module';
+import { ServerInfoModule } from './server-info.module';
 import { TenantModule } from '../tenants/tenant.module';
 import { CallAuditWriter } from './call-audit.writer';
 import { CallRateLimiter } from './call-rate-limiter';

@@ -1,8 +1,8 @@
 import { canonicalId, Principal } from '@app/domain';
-import type { CallToolContext, CallToolInput, ListServersInput, ListServersResult, McpServerInfo, RegistryTools, SearchToolsInput, SearchToolsResult } from '@app/registry';
+import type { CallToolContext, CallToolInput, ListServersInput, ListServersResult, McpServerInfo, RegistryTools, SearchToolsInput, SearchToolsResult } from '@app/mcp-server';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Injectable } from '@nestjs/common';
-import { ServerInfoService } from '../llm/server-info.service';
+import { ServerInfoService } from './server-info.service';
 import { ToolCallService } from './tool-call.service';
 import { ToolCatalogService } from './tool-catalog.service';
 

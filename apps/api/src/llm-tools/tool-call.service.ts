@@ -28,7 +28,7 @@ import {
   TargetAuthorization,
 } from '@app/mcp';
 import { RUNTIME, Runtime } from '@app/platform';
-import type { CallToolContext, CallToolInput } from '@app/registry';
+import type { CallToolContext, CallToolInput } from '@app/mcp-server';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';

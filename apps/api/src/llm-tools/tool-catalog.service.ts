@@ -1,7 +1,7 @@
 import { CatalogRepository, CatalogServerRow, CatalogToolRow } from '@app/database';
 import { RUNTIME, Runtime } from '@app/platform';
 import { InvalidInputError, isAdmin, parseKind, Principal, ServerKind, ToolDefinition } from '@app/domain';
-import type { SearchToolsInput, SearchToolsResult } from '@app/registry';
+import type { SearchToolsInput, SearchToolsResult } from '@app/mcp-server';
 import { ToolSearchIndex } from '@app/search';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';

@@ -1,5 +1,5 @@
 import { InProcessServers, McpModule } from '@app/mcp';
-import { RegistryServerModule } from '@app/registry';
+import { RegistryServerModule } from '@app/mcp-server';
 import { Global, Module } from '@nestjs/common';
 import { LOCAL_SERVER_CHANGES } from '../common/local-server-changes';
 import { TOOL_CATALOG_READINESS } from '../health/health.service';

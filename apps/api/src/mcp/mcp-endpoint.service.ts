@@ -1,6 +1,6 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { ForbiddenError, Principal } from '@app/domain';
-import { createRegistryMcpServer, REGISTRY_TOOLS, RegistryTools, registryVersion } from '@app/registry';
+import { createRegistryMcpServer, REGISTRY_TOOLS, RegistryTools, registryVersion } from '@app/mcp-server';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';

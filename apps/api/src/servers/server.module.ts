@@ -4,7 +4,7 @@ import { AuditModule } from '../audit/audit.module';
 import { CatalogRegistrationService } from '../catalog/catalog-registration';
 import { PlatformServersService } from './platform-servers.service';
 import { ServerController } from './server.controller';
-import { credentialsCipherProvider, outboundPolicyProvider } from './server-secrets';
+import { credentialsCipherProvider, outboundPolicyProvider } from './server.providers';
 import { ServerService } from './server.service';
 
 @Module({

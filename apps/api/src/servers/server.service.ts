@@ -56,7 +56,7 @@ import {
   splitAuth,
   splitCredentials,
 } from './server.rules';
-import { assertOutboundAllowed } from './server-secrets';
+import { assertOutboundAllowed } from './server.providers';
 
 const QUEUED = 'discovery queued';
 /** Address lookups a batch registration runs at a time (the outbound policy resolves each tenant host). */

@@ -1,5 +1,5 @@
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernStreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client as Sdk2Client, StreamableHTTPClientTransport as Sdk2StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as Sdk1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -14,7 +14,7 @@ import { ByteBudget, countingFetch, FetchLike } from './byte-budget';
 import { classifyError, embeddedJsonRpcError, redactor } from './classify-error';
 import { ConnectionTarget, HttpTarget, InProcessTarget, StdioTarget } from './connection-target';
 import { McpFailure, McpFailureCode } from './mcp-failure';
-import { LegacySession, McpSession, ModernSession, SessionParts, SessionTransport } from './mcp-session';
+import { Sdk1Session, McpSession, Sdk2Session, SessionParts, SessionTransport } from './mcp-session';
 
 export interface ConnectOptions {
   /** Ends the connection attempt (the discovery's deadline, or shutdown). Its reason should be a McpFailure. */
@@ -47,7 +47,7 @@ export interface ConnectOptions {
 /** How long the remembered revision is given before the usual order is tried (the server may have changed). */
 const REMEMBERED_ATTEMPT_MS = 10_000;
 
-type ModernTransport = Parameters<ModernClient['connect']>[0];
+type Sdk2Transport = Parameters<Sdk2Client['connect']>[0];
 
 export const CLIENT_INFO = { name: 'mcp-registry', version: '1.0.0' };
 
@@ -155,9 +155,9 @@ export class McpConnector {
       try {
         if (target.transport === 'stdio') {
           const child = this.childFor(target, first);
-          return await this.connectModern('stdio', child as unknown as ModernTransport, remembered, first, { child });
+          return await this.connectSdk2('stdio', child as unknown as Sdk2Transport, remembered, first, { child });
         }
-        return await this.connectModernHttp(target, remembered, first);
+        return await this.connectSdk2Http(target, remembered, first);
       } catch (err) {
         if (options.signal.aborted) throw abortFailure(options.signal, 'connecting');
         // Not (or no longer) a server of that revision: the usual order decides.
@@ -170,7 +170,7 @@ export class McpConnector {
         case 'stdio':
           return await this.connectStdio(target, options);
         case 'sse':
-          return await this.connectLegacyHttp('sse', target, options);
+          return await this.connectSdk1Http('sse', target, options);
         case 'streamable-http':
           return await this.connectStreamableHttp(target, options);
       }
@@ -182,7 +182,7 @@ export class McpConnector {
 
   private async connectStreamableHttp(target: HttpTarget, options: ConnectOptions): Promise<McpSession> {
     try {
-      return await this.connectLegacyHttp('streamable-http', target, options);
+      return await this.connectSdk1Http('streamable-http', target, options);
     } catch (err) {
       if (options.signal.aborted) throw err;
       const status = classifyError(err, 'initialize', redactor(target.secrets)).httpStatus;
@@ -191,11 +191,11 @@ export class McpConnector {
         return this.connectStreamableHttp(target, { ...options, streamableHttpTransport: undefined });
       }
       const modern = modernRetryVersion(err);
-      if (modern) return this.connectModernHttp(target, modern, options);
+      if (modern) return this.connectSdk2Http(target, modern, options);
       const failure = classifyError(err, 'initialize', redactor(target.secrets));
       if (!isSseFallbackSignal(failure)) throw failure;
       try {
-        return await this.connectLegacyHttp('sse', target, options);
+        return await this.connectSdk1Http('sse', target, options);
       } catch (sseErr) {
         if (options.signal.aborted) throw sseErr;
         const sseFailure = classifyError(sseErr, 'initialize', redactor(target.secrets));
@@ -216,7 +216,7 @@ export class McpConnector {
     return options.budget ? countingFetch(target.fetch, options.budget) : target.fetch;
   }
 
-  private async connectLegacyHttp(kind: 'streamable-http' | 'sse', target: HttpTarget, options: ConnectOptions): Promise<McpSession> {
+  private async connectSdk1Http(kind: 'streamable-http' | 'sse', target: HttpTarget, options: ConnectOptions): Promise<McpSession> {
     const fetch = this.fetchFor(target, options);
     if (kind === 'sse') {
       // The SSE transport reports a failed fetch by its message alone: a refusal of the outbound policy is kept
@@ -228,7 +228,7 @@ export class McpConnector {
           throw err;
         });
       try {
-        return await this.connectLegacy(kind, new SSEClientTransport(target.url, { fetch: watched, requestInit: { headers: target.headers } }), options, {});
+        return await this.connectSdk1(kind, new SSEClientTransport(target.url, { fetch: watched, requestInit: { headers: target.headers } }), options, {});
       } catch (err) {
         throw refused ?? err;
       }
@@ -247,21 +247,21 @@ export class McpConnector {
     };
     // A transport that opens the standalone stream on demand lets the session listen later (the change watcher).
     const listen = (inner as { listen?: () => Promise<void> }).listen?.bind(inner);
-    return this.connectLegacy(kind, inner, options, {
+    return this.connectSdk1(kind, inner, options, {
       beforeClose: terminate,
       openServerStream: listen,
       canListen: listen !== undefined || options.serverMessages !== false,
     });
   }
 
-  private async connectLegacy(
+  private async connectSdk1(
     kind: SessionTransport,
     inner: Transport,
     options: ConnectOptions,
     extra: { child?: ChildProcessTransport } & Pick<SessionParts, 'dispose' | 'beforeClose' | 'openServerStream' | 'canListen'>,
-  ): Promise<LegacySession> {
+  ): Promise<Sdk1Session> {
     const tap = new TapTransport(inner);
-    const client = new LegacyClient(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: lazyValidator() });
+    const client = new Sdk1Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: lazyValidator() });
     // Errors surface through the request that failed; the default handler would only print them.
     client.onerror = () => undefined;
     const onAbort = () => {
@@ -278,7 +278,7 @@ export class McpConnector {
     } finally {
       options.signal.removeEventListener('abort', onAbort);
     }
-    return new LegacySession(client, {
+    return new Sdk1Session(client, {
       transport: kind,
       protocolVersion: tap.protocolVersion,
       transportFailure: () => extra.child?.failure,
@@ -290,23 +290,23 @@ export class McpConnector {
     });
   }
 
-  private async connectModernHttp(target: HttpTarget, version: string, options: ConnectOptions): Promise<McpSession> {
-    const transport = new ModernStreamableHTTPClientTransport(target.url, {
+  private async connectSdk2Http(target: HttpTarget, version: string, options: ConnectOptions): Promise<McpSession> {
+    const transport = new Sdk2StreamableHTTPClientTransport(target.url, {
       fetch: this.fetchFor(target, options),
       requestInit: { headers: target.headers },
       reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
     });
-    return this.connectModern('streamable-http', transport, version, options, {});
+    return this.connectSdk2('streamable-http', transport, version, options, {});
   }
 
-  private async connectModern(
+  private async connectSdk2(
     kind: SessionTransport,
-    transport: ModernTransport,
+    transport: Sdk2Transport,
     version: string,
     options: ConnectOptions,
     extra: { child?: ChildProcessTransport },
-  ): Promise<ModernSession> {
-    const client = new ModernClient(CLIENT_INFO, { versionNegotiation: { mode: { pin: version } } });
+  ): Promise<Sdk2Session> {
+    const client = new Sdk2Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: version } } });
     client.onerror = () => undefined;
     const onAbort = () => {
       extra.child?.kill();
@@ -321,7 +321,7 @@ export class McpConnector {
     } finally {
       options.signal.removeEventListener('abort', onAbort);
     }
-    return new ModernSession(client, {
+    return new Sdk2Session(client, {
       transport: kind,
       protocolVersion: version,
       transportFailure: () => extra.child?.failure,
@@ -338,14 +338,14 @@ export class McpConnector {
   private async connectStdio(target: StdioTarget, options: ConnectOptions): Promise<McpSession> {
     const child = this.childFor(target, options);
     try {
-      return await this.connectLegacy('stdio', child, options, { child });
+      return await this.connectSdk1('stdio', child, options, { child });
     } catch (err) {
       if (options.signal.aborted) throw err;
       const modern = modernRetryVersion(err);
       if (!modern) throw err;
       // A fresh process for the modern handshake: the first one was opened with a refused initialize.
       const second = this.childFor(target, options);
-      return this.connectModern('stdio', second as unknown as ModernTransport, modern, options, { child: second });
+      return this.connectSdk2('stdio', second as unknown as Sdk2Transport, modern, options, { child: second });
     }
   }
 
@@ -353,6 +353,6 @@ export class McpConnector {
     const server = target.definition.create();
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
-    return this.connectLegacy('in-process', clientSide, options, { dispose: () => server.close() });
+    return this.connectSdk1('in-process', clientSide, options, { dispose: () => server.close() });
   }
 }

@@ -1,5 +1,5 @@
-import { Client as ModernClient } from '@modelcontextprotocol/client';
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client as Sdk2Client } from '@modelcontextprotocol/client';
+import { Client as Sdk1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpFailure } from './mcp-failure';
@@ -111,11 +111,11 @@ abstract class BaseSession {
 }
 
 /** A session opened with the `initialize` handshake (SDK 1.x client). */
-export class LegacySession extends BaseSession implements McpSession {
+export class Sdk1Session extends BaseSession implements McpSession {
   readonly era = 'legacy' as const;
 
   constructor(
-    private readonly client: LegacyClient,
+    private readonly client: Sdk1Client,
     parts: SessionParts,
   ) {
     super(parts);
@@ -168,11 +168,11 @@ export class LegacySession extends BaseSession implements McpSession {
 }
 
 /** A session on the 2026-07-28 revision: no initialize, `server/discover` instead (SDK 2.x client). */
-export class ModernSession extends BaseSession implements McpSession {
+export class Sdk2Session extends BaseSession implements McpSession {
   readonly era = 'modern' as const;
 
   constructor(
-    private readonly client: ModernClient,
+    private readonly client: Sdk2Client,
     parts: SessionParts,
   ) {
     super(parts);

@@ -3,7 +3,7 @@ import dns from 'node:dns';
 import { isIP } from 'node:net';
 import { ToolCallService } from '../../apps/api/src/llm-tools/tool-call.service';
 import { startTestApp, TestApp } from '../support/app';
-import { makeTenant, TenantKey } from './helpers';
+import { makeTenant, TenantKey } from '../support/tenants';
 
 /**
  * Hostile input at every operation the API documents: the operations, their parameters and their body

@@ -1,4 +1,4 @@
-import { TestApp } from '../support/app';
+import { TestApp } from './app';
 
 export interface TenantKey {
   tenantId: string;

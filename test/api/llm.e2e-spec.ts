@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp } from '../support/app';
-import { expectProblem, fields, makeTenant, TenantKey } from './helpers';
+import { expectProblem, fields, makeTenant, TenantKey } from '../support/tenants';
 
 const INFO_FIELDS = ['availableTools', 'capabilities', 'kind', 'metadata', 'name', 'serverId', 'status', 'version'];
 

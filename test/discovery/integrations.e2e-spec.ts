@@ -1,6 +1,6 @@
 import { PipedreamStandIn, startPipedreamStandIn } from '../fixtures/pipedream-stand-in';
 import { startTestApp, TestApp } from '../support/app';
-import { makeTenant, TenantKey } from './helpers';
+import { makeTenant, TenantKey } from '../support/tenants';
 
 /**
  * The whole INTEGRATION path with the discovery worker running: a tenant

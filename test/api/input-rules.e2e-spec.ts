@@ -1,6 +1,6 @@
 import { eventually, mcpClient, structured } from '../llm/helpers';
 import { startTestApp, TestApp } from '../support/app';
-import { expectProblem, fields, makeTenant, TenantKey } from './helpers';
+import { expectProblem, fields, makeTenant, TenantKey } from '../support/tenants';
 
 /** A page token as the registry writes them, with whatever instant and id a forger likes. */
 const forgedToken = (list: string, t: string, i = '0190a3c0-0000-7000-8000-000000000000') =>

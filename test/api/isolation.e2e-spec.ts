@@ -1,7 +1,7 @@
 import { DiscoveryProducer, QueueName } from '@app/queue';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp } from '../support/app';
-import { expectProblem, makeTenant, TenantKey } from './helpers';
+import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 
 type Call = [method: string, path: string, body?: unknown];
 

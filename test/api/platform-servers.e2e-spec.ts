@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PlatformServersService } from '../../apps/api/src/servers/platform-servers.service';
 import { startTestApp, TestApp } from '../support/app';
-import { expectProblem, makeTenant, TenantKey } from './helpers';
+import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 
 const EXTERNAL_REFUSAL = 'this category does not designate a new tenant registration';
 

@@ -1,7 +1,7 @@
 import { DiscoveryProducer, QueueName } from '@app/queue';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp } from '../support/app';
-import { expectProblem, fields, makeTenant, TenantKey, watchSecrets } from './helpers';
+import { expectProblem, fields, makeTenant, TenantKey, watchSecrets } from '../support/tenants';
 
 describe('servers', () => {
   let t: TestApp;

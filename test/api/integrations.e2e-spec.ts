@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PipedreamStandIn, startPipedreamStandIn } from '../fixtures/pipedream-stand-in';
 import { startTestApp, TestApp } from '../support/app';
-import { expectProblem, fields, makeTenant, TenantKey, watchSecrets } from './helpers';
+import { expectProblem, fields, makeTenant, TenantKey, watchSecrets } from '../support/tenants';
 
 describe('integrations without Pipedream configuration', () => {
   let t: TestApp;

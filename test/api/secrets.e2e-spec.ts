@@ -1,6 +1,6 @@
 import { QueueName } from '@app/queue';
 import { startTestApp, TestApp } from '../support/app';
-import { expectProblem, makeTenant, TenantKey, watchSecrets } from './helpers';
+import { expectProblem, makeTenant, TenantKey, watchSecrets } from '../support/tenants';
 
 /**
  * Credentials are write-only: whatever path a request takes (created, changed,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { RawServer, sampleTool, startRawServer } from '../fixtures/raw-mcp-server';
 import { startTestApp, TestApp } from '../support/app';
 import { registerServer, settled } from '../support/servers';
-import { expectProblem, fields } from './helpers';
+import { expectProblem, fields } from '../support/tenants';
 
 /**
  * A BUILT_IN server's `{env: NAME}` credentials: only variables the operator meant for servers (MCP_SECRET_*, or

@@ -1,6 +1,6 @@
 import { RawServer, sampleTool, startRawServer } from '../fixtures/raw-mcp-server';
 import { startTestApp, TestApp } from '../support/app';
-import { makeTenant, TenantKey, watchSecrets } from './helpers';
+import { makeTenant, TenantKey, watchSecrets } from '../support/tenants';
 
 /**
  * A tenant's CUSTOM server with credentials, discovered by the worker: the

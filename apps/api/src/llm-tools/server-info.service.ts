@@ -1,6 +1,6 @@
 import { DEFAULT_PAGE_SIZE, ServerRepository, ToolRepository } from '@app/database';
 import { kindToWire, NotFoundError, parseKind, parseStatus, Principal, ServerRecord, statusToWire, ToolDefinition } from '@app/domain';
-import type { ListServersInput, ListServersResult, McpServerInfo } from '@app/registry';
+import type { ListServersInput, ListServersResult, McpServerInfo } from '@app/mcp-server';
 import { Injectable } from '@nestjs/common';
 import { Answer, AnswerCache, audienceOf } from '../common/answer-cache';
 import { capabilityNames } from '../servers/server.presenter';

@@ -4,18 +4,18 @@ import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { AnswerCacheModule } from './common/answer-cache.module';
-import { JsonBodyMiddleware } from './common/json-body.middleware';
+import { JsonBodyMiddleware } from './http/json-body.middleware';
 import { IntegrationModule } from './integrations/integration.module';
-import { ServerInfoModule } from './llm/server-info.module';
+import { ServerInfoModule } from './llm-tools/server-info.module';
 import { OAuthApiModule } from './oauth/oauth-api.module';
 import { ServerModule } from './servers/server.module';
 import { TenantModule } from './tenants/tenant.module';
 
-/** The registry's REST and RPC API: keys and tenants, servers by kind, integrations, the audit log. */
+/** The REST and RPC API: keys and tenants, servers by kind, integrations, the audit log. */
 @Module({
   imports: [DatabaseModule, AnswerCacheModule, AuthModule, AuditModule, TenantModule, ServerModule, IntegrationModule, ServerInfoModule, OAuthApiModule, CatalogModule],
 })
-export class RegistryApiModule implements NestModule {
+export class RestApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     consumer.apply(JsonBodyMiddleware).forRoutes('/{*path}');
   }

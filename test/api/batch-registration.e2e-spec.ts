@@ -2,7 +2,7 @@ import { DiscoveryProducer, QueueName } from '@app/queue';
 import { startEverything, startPaginatedServer, RunningServer } from '../fixtures/reference-servers';
 import { startTestApp, TestApp } from '../support/app';
 import { settled } from '../support/servers';
-import { expectProblem, fields, makeTenant, TenantKey, watchSecrets } from './helpers';
+import { expectProblem, fields, makeTenant, TenantKey, watchSecrets } from '../support/tenants';
 
 describe('registering several servers at once (POST /api/v1/servers/batch)', () => {
   let t: TestApp;

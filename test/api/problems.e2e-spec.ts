@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { PROBLEM_TYPES } from '../../apps/api/src/http/problem';
 import { startTestApp, TestApp } from '../support/app';
-import { expectProblem, makeTenant, TenantKey } from './helpers';
+import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 
 /** A raw request, for what fetch will not send (a request line and headers past the parser's limit). */
 function rawGet(baseUrl: string, path: string, headers: Record<string, string>): Promise<{ status: number; type: string; body: any }> {

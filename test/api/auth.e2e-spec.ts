@@ -2,7 +2,7 @@ import { ApiKeyRepository } from '@app/database';
 import { AuthService } from '../../apps/api/src/auth/auth.service';
 import { startTestApp, TestApp } from '../support/app';
 import { waitFor } from '../support/servers';
-import { expectProblem, makeTenant } from './helpers';
+import { expectProblem, makeTenant } from '../support/tenants';
 
 describe('authentication, tenants and keys', () => {
   let t: TestApp;
