@@ -61,3 +61,4 @@ export {
   REGISTRY_LISTENER_APPLICATION_NAME,
   parseRegistryChange,
 } from './registry-changes';
+export { ServerEventInput, ServerEventType, SERVER_EVENT_TYPES, serverEventInsert } from './repositories/server-events';
