@@ -5,12 +5,13 @@ import { CatalogEntryRepository } from './repositories/catalog-entry.repository'
 import { CatalogSourceRepository } from './repositories/catalog-source.repository';
 import { DiscoveryRunRepository } from './repositories/discovery-run.repository';
 import { DiscoveryStateRepository } from './repositories/discovery-state.repository';
+import { HealthRepository } from './repositories/health.repository';
 import { OAuthRepository } from './repositories/oauth.repository';
 import { ServerRepository } from './repositories/server.repository';
 import { TenantRepository } from './repositories/tenant.repository';
 import { ToolRepository } from './repositories/tool.repository';
 
-const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, DiscoveryRunRepository, DiscoveryStateRepository, OAuthRepository, CatalogEntryRepository, CatalogSourceRepository];
+const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, DiscoveryRunRepository, DiscoveryStateRepository, OAuthRepository, CatalogEntryRepository, CatalogSourceRepository, HealthRepository];
 
 /** The repositories, on the process's one PrismaClient (the PRISMA token comes from the platform module). */
 @Global()

@@ -1,4 +1,4 @@
-export { PRISMA, QUEUE_CONNECTION, METRICS, RUNTIME } from './tokens';
+export { QUEUE_CONNECTION, METRICS, RUNTIME } from './tokens';
 export { startRuntime, Runtime, Role, DatabaseUnavailableError } from './runtime';
 export { PlatformModule } from './platform.module';
 export { failStartup, handleShutdownSignals } from './process';

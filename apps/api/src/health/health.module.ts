@@ -1,3 +1,4 @@
+import { DatabaseModule } from '@app/database';
 import { Module } from '@nestjs/common';
 import { HealthController } from './health.controller';
 import { HealthService } from './health.service';
@@ -5,6 +6,7 @@ import { MetricsCollector } from './metrics.collector';
 import { MetricsController } from './metrics.controller';
 
 @Module({
+  imports: [DatabaseModule],
   controllers: [HealthController, MetricsController],
   providers: [HealthService, MetricsCollector],
 })

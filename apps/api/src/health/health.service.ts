@@ -1,5 +1,5 @@
-import { PrismaClient } from '@app/database';
-import { PRISMA, QUEUE_CONNECTION, RUNTIME, Runtime } from '@app/platform';
+import { HealthRepository } from '@app/database';
+import { QUEUE_CONNECTION, RUNTIME, Runtime } from '@app/platform';
 import { QueueConnection } from '@app/queue';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ReadinessDto } from './health.dto';
@@ -13,14 +13,14 @@ export interface ToolCatalogReadiness {
 @Injectable()
 export class HealthService {
   constructor(
-    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    private readonly database: HealthRepository,
     @Inject(QUEUE_CONNECTION) private readonly queue: QueueConnection,
     @Inject(RUNTIME) private readonly runtime: Runtime,
     @Optional() @Inject(TOOL_CATALOG_READINESS) private readonly catalog?: ToolCatalogReadiness,
   ) {}
 
   async readiness(): Promise<ReadinessDto> {
-    const [database, queue] = await Promise.all([this.databaseUp(), this.queue.ping()]);
+    const [database, queue] = await Promise.all([this.database.ping(), this.queue.ping()]);
     const catalog = this.catalog ? this.catalog.isLoaded() : true;
     return {
       status: database && queue && catalog ? 'ok' : 'unavailable',
@@ -32,17 +32,5 @@ export class HealthService {
       queueBackend: this.queue.kind,
       embeddedDatabase: this.runtime.embedded !== undefined,
     };
-  }
-
-  private async databaseUp(): Promise<boolean> {
-    try {
-      await Promise.race([
-        this.prisma.$queryRaw`SELECT 1`,
-        new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref()),
-      ]);
-      return true;
-    } catch {
-      return false;
-    }
   }
 }

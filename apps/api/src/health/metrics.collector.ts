@@ -1,6 +1,6 @@
-import { PrismaClient } from '@app/database';
+import { HealthRepository } from '@app/database';
 import { Metrics } from '@app/observability';
-import { METRICS, PRISMA, QUEUE_CONNECTION } from '@app/platform';
+import { METRICS, QUEUE_CONNECTION } from '@app/platform';
 import { QueueConnection, QueueName, withTimeout } from '@app/queue';
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 
@@ -11,17 +11,14 @@ export class MetricsCollector implements OnModuleDestroy {
 
   constructor(
     @Inject(METRICS) private readonly metrics: Metrics,
-    @Inject(PRISMA) private readonly prisma: PrismaClient,
+    private readonly database: HealthRepository,
     @Inject(QUEUE_CONNECTION) private readonly queues: QueueConnection,
   ) {}
 
   async refresh(): Promise<void> {
-    const groups = await this.prisma.server.groupBy({ by: ['status'], _count: { _all: true } });
+    const counts = await this.database.serverCountsByStatus();
     this.metrics.serversByStatus.reset();
-    for (const status of ['CONNECTED', 'DISCONNECTED', 'ERROR', 'DISCOVERING']) {
-      const g = groups.find((x) => x.status === status);
-      this.metrics.serversByStatus.set({ status }, g?._count._all ?? 0);
-    }
+    for (const [status, n] of Object.entries(counts)) this.metrics.serversByStatus.set({ status }, n);
     try {
       // A scrape never waits on a queue that is away: the gauges keep their last values.
       if (!this.queues.available) return;
