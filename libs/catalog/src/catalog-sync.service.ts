@@ -1,7 +1,6 @@
-import { APP_CONFIG, AppConfig } from '@app/config';
 import { CatalogEntryRepository, CatalogEntryWrite, CatalogSourceRepository } from '@app/database';
 import { timeOrderedUuid } from '@app/domain';
-import { LookupAll, OUTBOUND_LOOKUP, OutboundBlockedError, OutboundPolicy } from '@app/mcp';
+import { OutboundBlockedError, OutboundPolicy } from '@app/mcp';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DEFAULT_SYNC_BOUNDS, readRegistry, SyncBounds, SyncFailure } from './registry-reader';
 import type { ServerJson } from './server-json';
@@ -30,17 +29,13 @@ export interface SyncReport {
 @Injectable()
 export class CatalogSyncService {
   private readonly logger = new Logger(CatalogSyncService.name);
-  private readonly policy: OutboundPolicy;
 
   constructor(
     private readonly sources: CatalogSourceRepository,
     private readonly entries: CatalogEntryRepository,
-    @Inject(APP_CONFIG) config: AppConfig,
-    @Optional() @Inject(OUTBOUND_LOOKUP) lookup?: LookupAll,
+    private readonly policy: OutboundPolicy,
     @Optional() @Inject(CATALOG_SYNC_BOUNDS) private readonly bounds: SyncBounds = DEFAULT_SYNC_BOUNDS,
-  ) {
-    this.policy = new OutboundPolicy(config.outboundAllow, { lookup });
-  }
+  ) {}
 
   async sync(sourceId: string, bounds: Partial<SyncBounds> = {}): Promise<SyncReport | undefined> {
     const source = await this.sources.findById(sourceId);

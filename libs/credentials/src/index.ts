@@ -1,1 +1,2 @@
 export { CredentialsCipher, CredentialsDecryptError, CipherKey } from './credentials-cipher';
+export { CredentialsModule } from './credentials.module';

@@ -10,7 +10,7 @@ export { ReadScope, PLATFORM_SCOPE, ownerScopeOf } from './scope';
 export { translatePrismaError, prismaCode } from './prisma-errors';
 export { TenantRepository, TenantRecord, TenantLimitOverrides } from './repositories/tenant.repository';
 export { ApiKeyRepository, ApiKeyRecord } from './repositories/api-key.repository';
-export { ServerRepository, ServerCreate, ServerChange, ServerFilter, ServerQuota, StoredCredentials } from './repositories/server.repository';
+export { ServerRepository, ServerCreate, ServerChange, ServerFilter, ServerQuota } from './repositories/server.repository';
 export { HealthRepository } from './repositories/health.repository';
 export { AuditRepository, AuditEventInput, AuditEventRecord, AuditActorType, AuditFilter } from './repositories/audit.repository';
 export {

@@ -1,7 +1,7 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { DiscoveryStateRepository, StoredCredentials } from '@app/database';
+import { DiscoveryStateRepository } from '@app/database';
 import { DiscoveryRequests } from './discovery-requests';
-import { ServerRecord } from '@app/domain';
+import { ServerRecord, StoredCredentials } from '@app/domain';
 import { ConnectionTargetResolver, McpConnector, McpFailure, McpFailureCode, McpSession, PooledHttpTransport } from '@app/mcp';
 import { RUNTIME, Runtime } from '@app/platform';
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';

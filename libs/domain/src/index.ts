@@ -35,6 +35,7 @@ export {
 export {
   ToolDefinition,
   ServerCredentials,
+  StoredCredentials,
   ServerRecord,
   Principal,
   isAdmin,

@@ -17,6 +17,16 @@ export interface ServerCredentials {
 }
 
 /** Where a server stands with upstream OAuth: none needed, needed and missing, held, or refused on refresh. */
+/**
+ * A server's secret material as it is stored, for the connector only: the sealed credentials
+ * (CredentialsCipher, bound to the server's id), or for BUILT_IN/EXTERNAL the name of the environment variable
+ * that holds them.
+ */
+export interface StoredCredentials {
+  credentialsCipher: string | null;
+  credentialsEnv: string | null;
+}
+
 export type AuthorizationStatus = 'none' | 'required' | 'authorized' | 'expired';
 
 /** A server's upstream authorization as its view shows it: never a token. */

@@ -9,12 +9,12 @@ export {
   pipedreamRequestHeaders,
   pipedreamExternalUserId,
 } from './pipedream';
-export { OutboundPolicy, OutboundBlockedError, OUTBOUND_LOOKUP, LookupAll } from './outbound-policy';
+export { OutboundPolicy, OutboundBlockedError, OUTBOUND_LOOKUP, LookupAll, assertOutboundAllowed } from './outbound-policy';
 export { parseAddress, classifyAddress, ParsedAddress, AddressClass, AddressRange } from './special-addresses';
 export { McpModule } from './mcp.module';
 export { InProcessServers, InProcessServerDefinition } from './in-process/in-process-servers';
 export { McpConnector, ConnectOptions, CLIENT_INFO, MODERN_VERSIONS, LEGACY_VERSIONS } from './connection/mcp-connector';
-export { ConnectionTargetResolver, StoredSecrets } from './connection/connection-target.resolver';
+export { ConnectionTargetResolver } from './connection/connection-target.resolver';
 export { StdioWorkspaces } from './connection/stdio-workspaces';
 export { ConnectionTarget, HttpTarget, StdioTarget, InProcessTarget } from './connection/connection-target';
 export {

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { InvalidInputError } from '@app/domain';
 import { AddressRange, classifyAddress, ipv4Blocked, parseAddress, ParsedAddress } from './special-addresses';
 
 /** A URL the platform refuses to reach on a tenant's behalf. The message is safe to show the tenant. */
@@ -227,5 +228,17 @@ export class OutboundPolicy {
       }
     };
     return guarded as typeof fetch;
+  }
+}
+
+/** Checks a tenant-supplied URL against the policy (resolving its host); a refusal is a 400 naming the field. */
+export async function assertOutboundAllowed(policy: OutboundPolicy, url: string, field = 'url'): Promise<void> {
+  try {
+    await policy.assertAllowed(url);
+  } catch (err) {
+    if (err instanceof OutboundBlockedError) {
+      throw new InvalidInputError(`${field}: ${err.message}`, [{ field, message: err.message }]);
+    }
+    throw err;
   }
 }

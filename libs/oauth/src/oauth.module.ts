@@ -1,5 +1,5 @@
 import { DatabaseModule } from '@app/database';
-import { UPSTREAM_AUTHORIZER } from '@app/mcp';
+import { McpModule, UPSTREAM_AUTHORIZER } from '@app/mcp';
 import { Global, Module } from '@nestjs/common';
 import { UpstreamOAuthService } from './upstream-oauth.service';
 
@@ -9,7 +9,7 @@ import { UpstreamOAuthService } from './upstream-oauth.service';
  */
 @Global()
 @Module({
-  imports: [DatabaseModule],
+  imports: [DatabaseModule, McpModule],
   providers: [UpstreamOAuthService, { provide: UPSTREAM_AUTHORIZER, useExisting: UpstreamOAuthService }],
   exports: [UpstreamOAuthService, UPSTREAM_AUTHORIZER],
 })

@@ -62,8 +62,6 @@ function isRefusal(err: unknown): boolean {
 @Injectable()
 export class UpstreamOAuthService implements UpstreamAuthorizer {
   private readonly logger = new Logger('UpstreamOAuth');
-  private readonly cipher: CredentialsCipher;
-  private readonly policy: OutboundPolicy;
   private policyFetch?: FetchLike;
   private globalFetch?: FetchLike;
   /** Renewals under way in this process, by server (one authorization row, one token, per server). */
@@ -75,10 +73,9 @@ export class UpstreamOAuthService implements UpstreamAuthorizer {
     private readonly repo: OAuthRepository,
     private readonly servers: ServerRepository,
     private readonly audit: AuditRepository,
-  ) {
-    this.cipher = new CredentialsCipher(config.credentialsKey, config.previousCredentialsKeys);
-    this.policy = new OutboundPolicy(config.outboundAllow);
-  }
+    private readonly cipher: CredentialsCipher,
+    private readonly policy: OutboundPolicy,
+  ) {}
 
   get redirectUri(): string {
     return this.config.publicUrl + CALLBACK_PATH;

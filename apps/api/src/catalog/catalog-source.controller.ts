@@ -1,6 +1,6 @@
 import { CatalogSourceRecord, CatalogSourceRepository } from '@app/database';
 import { NotFoundError, Principal, timeOrderedUuid } from '@app/domain';
-import { OutboundPolicy } from '@app/mcp';
+import { assertOutboundAllowed, OutboundPolicy } from '@app/mcp';
 import { DiscoveryProducer } from '@app/queue';
 import { Body, Controller, Delete, Get, HttpCode, Injectable, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
@@ -11,7 +11,6 @@ import { IdParam } from '../common/ids';
 import { IsHttpUrl } from '../common/validators';
 import { ApiJsonBody } from '../common/api-examples';
 import { AuditService } from '../audit/audit.service';
-import { assertOutboundAllowed } from '../servers/server.providers';
 
 export class CreateCatalogSourceDto {
   @ApiProperty({ description: 'The base URL of a Registry API (its /v0.1/servers is read)', example: 'https://registry.modelcontextprotocol.io' })

@@ -26,7 +26,7 @@ import {
   TransportType,
 } from '@app/domain';
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { OutboundPolicy, StdioWorkspaces } from '@app/mcp';
+import { assertOutboundAllowed, OutboundPolicy, StdioWorkspaces } from '@app/mcp';
 import { DiscoveryRequests } from '@app/discovery';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
@@ -56,7 +56,6 @@ import {
   splitAuth,
   splitCredentials,
 } from './server.rules';
-import { assertOutboundAllowed } from './server.providers';
 
 const QUEUED = 'discovery queued';
 /** Address lookups a batch registration runs at a time (the outbound policy resolves each tenant host). */

@@ -1,4 +1,4 @@
-import { ConflictError, QuotaExceededError, ServerKind, ServerRecord, ServerStatus, TransportType } from '@app/domain';
+import { ConflictError, QuotaExceededError, ServerKind, ServerRecord, ServerStatus, StoredCredentials, TransportType } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
@@ -53,11 +53,8 @@ export interface ServerFilter {
   q?: string;
 }
 
-/** The stored secret material of one server, for the connector only. */
-export interface StoredCredentials {
-  credentialsCipher: string | null;
-  credentialsEnv: string | null;
-}
+/** The domain's type, named here too for the repositories that read it. */
+export type { StoredCredentials };
 
 const LIST = 'servers';
 

@@ -5,7 +5,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { InProcessServers } from '../in-process/in-process-servers';
-import { OutboundBlockedError } from '../outbound-policy';
+import { OutboundBlockedError, OutboundPolicy } from '../outbound-policy';
 import { HttpTarget, StdioTarget } from './connection-target';
 import { ConnectionTargetResolver } from './connection-target.resolver';
 import { McpFailureCode } from './mcp-failure';
@@ -58,10 +58,15 @@ function server(fields: Partial<ServerRecord>): ServerRecord {
 
 const none = { credentialsCipher: null, credentialsEnv: null };
 
+function resolverOn(cfg: ReturnType<typeof config>, inProcess = new InProcessServers()): ConnectionTargetResolver {
+  const cipher = new CredentialsCipher(cfg.credentialsKey, cfg.previousCredentialsKeys);
+  return new ConnectionTargetResolver(cfg, inProcess, new StdioWorkspaces(cfg), cipher, new OutboundPolicy(cfg.outboundAllow));
+}
+
 describe('turning a registration into a connection target', () => {
   const cfg = config();
   const cipher = new CredentialsCipher(cfg.credentialsKey);
-  const resolver = new ConnectionTargetResolver(cfg, new InProcessServers(), new StdioWorkspaces(cfg));
+  const resolver = resolverOn(cfg);
 
   it("applies a tenant server's encrypted credentials as headers and reaches it through the outbound policy", async () => {
     const s = server({ kind: ServerKind.CUSTOM, tenantId: randomUUID(), headers: { 'x-org': 'acme' } });
@@ -112,7 +117,7 @@ describe('turning a registration into a connection target', () => {
           message: expect.stringContaining(`this server's credentials name the environment variable ${name}, which the registry refuses to send`),
         });
       }
-      const listed = new ConnectionTargetResolver(config({ CREDENTIAL_ENV_ALLOW: 'MCPR_SPEC_UNLISTED' }), new InProcessServers(), new StdioWorkspaces(cfg));
+      const listed = resolverOn(config({ CREDENTIAL_ENV_ALLOW: 'MCPR_SPEC_UNLISTED' }));
       const target = (await listed.resolve(server({}), { credentialsCipher: null, credentialsEnv: 'MCPR_SPEC_UNLISTED' })) as HttpTarget;
       expect(target.headers.authorization).toBe('Bearer not-meant-1');
       const external = (await resolver.resolve(server({ kind: ServerKind.EXTERNAL }), { credentialsCipher: null, credentialsEnv: 'MCP_SECRET_SPEC_EXTERNAL' })) as HttpTarget;
@@ -129,7 +134,7 @@ describe('turning a registration into a connection target', () => {
     await expect(resolver.resolve(custom, none)).rejects.toMatchObject({ code: McpFailureCode.InvalidTarget });
     const inProcess = new InProcessServers();
     inProcess.register('echo', { title: 'Echo', description: 'echo', create: () => new McpServer({ name: 'echo', version: '1' }) });
-    const r = new ConnectionTargetResolver(cfg, inProcess, new StdioWorkspaces(cfg));
+    const r = resolverOn(cfg, inProcess);
     await expect(r.resolve(server({ kind: ServerKind.INTERNAL, transport: TransportType.IN_PROCESS, name: 'echo', url: null }), none)).resolves.toMatchObject({
       transport: 'in-process',
       name: 'echo',
@@ -148,7 +153,7 @@ describe('turning a registration into a connection target', () => {
     const apiUrl = `http://127.0.0.1:${(tokens.address() as { port: number }).port}`;
     try {
       const pd = config({ PIPEDREAM_CLIENT_ID: `id-${randomUUID()}`, PIPEDREAM_CLIENT_SECRET: 's', PIPEDREAM_PROJECT_ID: 'proj_1', PIPEDREAM_API_URL: apiUrl });
-      const target = (await new ConnectionTargetResolver(pd, new InProcessServers(), new StdioWorkspaces(pd)).resolve(integration, none)) as HttpTarget;
+      const target = (await resolverOn(pd).resolve(integration, none)) as HttpTarget;
       expect(target.url.href).toBe('https://remote.mcp.pipedream.net/');
       expect(target.headers).toMatchObject({
         authorization: 'Bearer pd-token-42',

@@ -1,10 +1,10 @@
 import { APP_CONFIG, AppConfig, credentialEnvRefusal } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
-import { ServerCredentials, ServerKind, ServerRecord, TransportType } from '@app/domain';
+import { ServerCredentials, ServerKind, ServerRecord, StoredCredentials, TransportType } from '@app/domain';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { LookupFunction } from 'node:net';
 import { InProcessServers } from '../in-process/in-process-servers';
-import { LookupAll, OUTBOUND_LOOKUP, OutboundPolicy } from '../outbound-policy';
+import { OutboundPolicy } from '../outbound-policy';
 import { pipedreamHeaders, sharedPipedreamTokenProvider } from '../pipedream';
 import { policyLookup } from '../pool/policy-lookup';
 import type { FetchLike } from './byte-budget';
@@ -13,12 +13,6 @@ import { McpFailure, McpFailureCode } from './mcp-failure';
 import { namedSecrets, urlSecrets } from './redaction';
 import { StdioWorkspaces } from './stdio-workspaces';
 import { challengeRecordingFetch, TargetAuthorization, UPSTREAM_AUTHORIZER, UpstreamAuthorizer } from './upstream-authorizer';
-
-/** The stored secret material of a server, as the database keeps it. */
-export interface StoredSecrets {
-  credentialsCipher: string | null;
-  credentialsEnv: string | null;
-}
 
 /** Variables a stdio server gets from the registry's own environment; everything else it is given explicitly. */
 const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'SystemRoot'];
@@ -38,8 +32,6 @@ const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'SystemRoot'];
  */
 @Injectable()
 export class ConnectionTargetResolver {
-  private readonly cipher: CredentialsCipher;
-  private readonly policy: OutboundPolicy;
   private policyFetch?: FetchLike;
   private policyLookup?: LookupFunction;
 
@@ -47,14 +39,12 @@ export class ConnectionTargetResolver {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly inProcess: InProcessServers,
     private readonly workspaces: StdioWorkspaces,
-    @Optional() @Inject(OUTBOUND_LOOKUP) lookup?: LookupAll,
+    private readonly cipher: CredentialsCipher,
+    private readonly policy: OutboundPolicy,
     @Optional() @Inject(UPSTREAM_AUTHORIZER) private readonly authorizer?: UpstreamAuthorizer,
-  ) {
-    this.cipher = new CredentialsCipher(config.credentialsKey, config.previousCredentialsKeys);
-    this.policy = new OutboundPolicy(config.outboundAllow, { lookup });
-  }
+  ) {}
 
-  async resolve(server: ServerRecord, stored: StoredSecrets): Promise<ConnectionTarget> {
+  async resolve(server: ServerRecord, stored: StoredCredentials): Promise<ConnectionTarget> {
     switch (server.transport) {
       case TransportType.IN_PROCESS:
         return this.inProcessTarget(server);
@@ -74,7 +64,7 @@ export class ConnectionTargetResolver {
     return { transport: 'in-process', name: server.name, definition, secrets: [] };
   }
 
-  private decrypt(server: ServerRecord, stored: StoredSecrets): ServerCredentials {
+  private decrypt(server: ServerRecord, stored: StoredCredentials): ServerCredentials {
     if (!stored.credentialsCipher) return {};
     try {
       return this.cipher.decrypt(stored.credentialsCipher, server.id);
@@ -84,7 +74,7 @@ export class ConnectionTargetResolver {
   }
 
   /** BUILT_IN `{env: VAR}`: the variable's value, read now (so a rotated secret is picked up without a restart). */
-  private envCredential(stored: StoredSecrets): { name: string; value: string } | undefined {
+  private envCredential(stored: StoredCredentials): { name: string; value: string } | undefined {
     const name = stored.credentialsEnv;
     if (!name) return undefined;
     // Checked again here: a reference stored before the rule, or a CREDENTIAL_ENV_ALLOW narrowed since.
@@ -102,7 +92,7 @@ export class ConnectionTargetResolver {
     return { name, value };
   }
 
-  private stdioTarget(server: ServerRecord, stored: StoredSecrets): ConnectionTarget {
+  private stdioTarget(server: ServerRecord, stored: StoredCredentials): ConnectionTarget {
     if (server.tenantId !== null || server.kind === ServerKind.CUSTOM || server.kind === ServerKind.INTEGRATION) {
       throw new McpFailure(
         McpFailureCode.InvalidTarget,
@@ -125,7 +115,7 @@ export class ConnectionTargetResolver {
     return { transport: 'stdio', command: server.command, args: server.args, env, cwd, secrets };
   }
 
-  private async httpTarget(server: ServerRecord, stored: StoredSecrets): Promise<ConnectionTarget> {
+  private async httpTarget(server: ServerRecord, stored: StoredCredentials): Promise<ConnectionTarget> {
     const transport = server.transport === TransportType.SSE ? 'sse' : 'streamable-http';
     const headers: Record<string, string> = { ...server.headers };
     const secrets: string[] = [];
