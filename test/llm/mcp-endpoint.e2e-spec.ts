@@ -217,12 +217,18 @@ describe('the MCP endpoint /mcp', () => {
     expect(answers[1].result.structuredContent?.name).toBe('echoes');
   });
 
-  it('answers GET and DELETE with 405 (a stateless endpoint has no session stream), naming POST', async () => {
-    for (const method of ['GET', 'DELETE']) {
-      const res = await fetch(`${t.baseUrl}/mcp`, { method, headers: { authorization: `Bearer ${a.key}`, accept: 'text/event-stream' } });
-      await problem(res, 405);
-      expect(res.headers.get('allow')).toBe('POST');
-    }
+  it('answers DELETE with 405 (no session to end), and GET with the change stream of the 2025 era (405 for 2026-07-28)', async () => {
+    const del = await fetch(`${t.baseUrl}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${a.key}`, accept: 'text/event-stream' } });
+    await problem(del, 405);
+    expect(del.headers.get('allow')).toBe('GET, POST');
+    const modern = await fetch(`${t.baseUrl}/mcp`, { method: 'GET', headers: { authorization: `Bearer ${a.key}`, accept: 'text/event-stream', 'mcp-protocol-version': '2026-07-28' } });
+    await problem(modern, 405);
+    expect(modern.headers.get('allow')).toBe('POST');
+    const abort = new AbortController();
+    const stream = await fetch(`${t.baseUrl}/mcp`, { method: 'GET', headers: { authorization: `Bearer ${a.key}`, accept: 'text/event-stream' }, signal: abort.signal });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toContain('text/event-stream');
+    abort.abort();
   });
 
   it('is documented in /docs', async () => {

@@ -19,3 +19,15 @@ export {
   CALL_TOOL_DESCRIPTION,
 } from './registry-mcp-server';
 export { RegistryServerModule, RegistryServerRegistration, REGISTRY_TOOLS, registryVersion } from './registry-server.module';
+export { registryDefinition, SERVER_RESOURCE_TEMPLATE, serverResourceUri } from './registry-mcp-server';
+export {
+  McpServerDefinition,
+  McpCallContext,
+  McpCompletionRequest,
+  McpCompletion,
+  McpDefinitionError,
+  INVALID_PARAMS,
+  MAX_COMPLETION_VALUES,
+  completion,
+} from './server-definition';
+export { legacyServerOf, modernServerOf, capabilitiesOf, DefinitionCapabilities } from './definition-servers';

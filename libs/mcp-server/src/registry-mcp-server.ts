@@ -1,9 +1,11 @@
-import { DomainError, KIND_WIRE_NAMES, Principal, STATUS_WIRE_NAMES } from '@app/domain';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { DomainError, KIND_WIRE_NAMES, NotFoundError, Principal, STATUS_WIRE_NAMES } from '@app/domain';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import type { CallToolResult, GetPromptResult, Prompt, Resource, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { legacyServerOf } from './definition-servers';
 import { RegistryTools } from './registry-tools';
+import { completion, INVALID_PARAMS, McpCallContext, McpCompletion, McpCompletionRequest, McpDefinitionError, McpServerDefinition } from './server-definition';
 
 export const REGISTRY_SERVER_NAME = 'mcp-registry';
 export const REGISTRY_SERVER_TITLE = 'MCP Registry';
@@ -90,7 +92,6 @@ const CALL_TOOL_INPUT = z.object({
   arguments: z.record(z.string(), z.unknown()).optional().describe("Arguments matching the tool's inputSchema"),
 });
 
-let validator: AjvJsonSchemaValidator | undefined;
 
 function json(value: unknown): CallToolResult {
   return {
@@ -107,96 +108,312 @@ function asToolError(err: unknown): CallToolResult {
   throw err;
 }
 
-/**
- * The registry's own MCP server: an INTERNAL server with four tools, scoped to
- * the principal it was built for. `tools` may be absent where the server is
- * only listed (discovery in a worker process): calls then say where to call.
- */
-export function createRegistryMcpServer(tools: RegistryTools | undefined, principal: Principal | undefined, version: string): McpServer {
-  const server = new McpServer(
-    { name: REGISTRY_SERVER_NAME, title: REGISTRY_SERVER_TITLE, version },
-    { capabilities: { tools: {} }, instructions: REGISTRY_SERVER_INSTRUCTIONS, jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()) },
-  );
+interface RegistryTool {
+  title: string;
+  description: string;
+  input: z.ZodObject;
+  annotations: ToolAnnotations;
+  run(t: RegistryTools, p: Principal, args: never, context: McpCallContext): Promise<CallToolResult>;
+}
 
-  const run = async (fn: (t: RegistryTools, p: Principal) => Promise<CallToolResult>): Promise<CallToolResult> => {
-    if (!tools || !principal) {
-      return { isError: true, content: [{ type: 'text', text: 'call this tool through the registry API (/mcp or /api/v1/llm)' }] };
-    }
-    try {
-      return await fn(tools, principal);
-    } catch (err) {
-      return asToolError(err);
-    }
+const READ_ONLY = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+
+const TOOLS: Record<string, RegistryTool> = {
+  search_tools: {
+    title: 'Search tools',
+    description: SEARCH_TOOLS_DESCRIPTION,
+    input: SEARCH_INPUT,
+    annotations: { title: 'Search tools', ...READ_ONLY },
+    run: async (t, p, args: z.infer<typeof SEARCH_INPUT>) => json(await t.searchTools(p, args)),
+  },
+  get_server_info: {
+    title: 'Get server info',
+    description: GET_SERVER_INFO_DESCRIPTION,
+    input: GET_SERVER_INFO_INPUT,
+    annotations: { title: 'Get server info', ...READ_ONLY },
+    run: async (t, p, args: z.infer<typeof GET_SERVER_INFO_INPUT>) => json(await t.getServerInfo(p, args.serverId)),
+  },
+  list_servers: {
+    title: 'List servers',
+    description: LIST_SERVERS_DESCRIPTION,
+    input: LIST_SERVERS_INPUT,
+    annotations: { title: 'List servers', ...READ_ONLY },
+    run: async (t, p, args: z.infer<typeof LIST_SERVERS_INPUT>) => json(await t.listServers(p, args)),
+  },
+  call_tool: {
+    title: 'Call a tool',
+    description: CALL_TOOL_DESCRIPTION,
+    input: CALL_TOOL_INPUT,
+    annotations: { title: 'Call a tool', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    run: async (t, p, args: z.infer<typeof CALL_TOOL_INPUT>, context) => {
+      // Progress is forwarded as it comes, and all of it is sent before the result, as the server sent it.
+      const forwarded: Promise<void>[] = [];
+      const progress = context.progress;
+      const result = await t.callTool(p, args, {
+        channel: 'mcp',
+        signal: context.signal,
+        onProgress: progress ? (update) => forwarded.push(progress(update)) : undefined,
+      });
+      await Promise.all(forwarded);
+      return result;
+    },
+  },
+};
+
+/** The tool list, its JSON Schemas made once (the same for every caller). */
+let toolList: Tool[] | undefined;
+function registryToolList(): Tool[] {
+  toolList ??= Object.entries(TOOLS).map(([name, tool]) => ({
+    name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: toJsonSchemaCompat(tool.input, { strictUnions: true, pipeStrategy: 'input' }) as Tool['inputSchema'],
+    annotations: tool.annotations,
+    execution: { taskSupport: 'forbidden' },
+  }));
+  return toolList;
+}
+
+/** The resource template of the servers a caller may see; a read answers the server's MCPServerInfo. */
+export const SERVER_RESOURCE_TEMPLATE = 'mcp-registry://servers/{serverId}';
+const SERVER_URI = /^mcp-registry:\/\/servers\/([^/?#]+)$/;
+export const serverResourceUri = (serverId: string): string => `mcp-registry://servers/${encodeURIComponent(serverId)}`;
+
+/** Servers per resources/list page, and the most a completion reads to find candidates. */
+const RESOURCE_PAGE = 100;
+const COMPLETION_PAGES = 10;
+
+const PROMPTS: Prompt[] = [
+  {
+    name: 'find_tool',
+    title: 'Find a tool for a task',
+    description: 'Find the tool that does a task among every server you can use, and say how to call it.',
+    arguments: [{ name: 'task', description: 'The task in plain words, e.g. "open a pull request"', required: true }],
+  },
+  {
+    name: 'describe_server',
+    title: 'Describe a server',
+    description: 'Explain what one registered server offers (its status and tools), from its registry entry.',
+    arguments: [{ name: 'serverId', description: 'The server (completion offers the ones you can see)', required: true }],
+  },
+  {
+    name: 'use_tool',
+    title: 'Use a known tool',
+    description: "Call one tool of one server for a task: read its input schema first, then call it through call_tool.",
+    arguments: [
+      { name: 'serverId', description: 'The server of the tool', required: true },
+      { name: 'toolName', description: 'The tool (completion offers the tools of serverId)', required: true },
+      { name: 'task', description: 'What the call should achieve', required: false },
+    ],
+  },
+  {
+    name: 'check_servers',
+    title: 'Check the servers',
+    description: 'Find the servers that are in error or disconnected, and say why.',
+  },
+];
+
+const userText = (text: string): GetPromptResult['messages'][number] => ({ role: 'user', content: { type: 'text', text } });
+
+function required(args: Record<string, string> | undefined, name: string, prompt: string): string {
+  const value = args?.[name]?.trim();
+  if (!value) throw new McpDefinitionError(INVALID_PARAMS, `the prompt ${prompt} needs the argument ${name}`);
+  return value.slice(0, 1000);
+}
+
+/**
+ * The registry's own MCP server for one caller: the four tools, its servers as the resource template
+ * `mcp-registry://servers/{serverId}` (and as resources, a page at a time), completion of `serverId` and
+ * `toolName`, and prompts for the common tasks; everything scoped to the principal it was built for.
+ * `tools` may be absent where the server is only listed (discovery in a worker process): calls then say
+ * where to call.
+ */
+export function registryDefinition(tools: RegistryTools | undefined, principal: Principal | undefined, version: string): McpServerDefinition {
+  const scoped = tools && principal ? { tools, principal } : undefined;
+  const needScope = () => {
+    if (!scoped) throw new McpDefinitionError(INVALID_PARAMS, 'read this through the registry API (/mcp)');
+    return scoped;
   };
 
-  server.registerTool(
-    'search_tools',
-    {
-      title: 'Search tools',
-      description: SEARCH_TOOLS_DESCRIPTION,
-      inputSchema: SEARCH_INPUT,
-      annotations: { title: 'Search tools', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    },
-    (args) => run(async (t, p) => json(await t.searchTools(p, args))),
-  );
+  /** The servers the caller may see, page by page, at most `pages` pages. */
+  async function* visibleServers(pages: number) {
+    const { tools: t, principal: p } = needScope();
+    let pageToken: string | undefined;
+    for (let i = 0; i < pages; i++) {
+      const page = await t.listServers(p, { pageSize: RESOURCE_PAGE, pageToken });
+      yield* page.servers;
+      pageToken = page.nextPageToken;
+      if (!pageToken) return;
+    }
+  }
 
-  server.registerTool(
-    'get_server_info',
-    {
-      title: 'Get server info',
-      description: GET_SERVER_INFO_DESCRIPTION,
-      inputSchema: GET_SERVER_INFO_INPUT,
-      annotations: { title: 'Get server info', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    },
-    (args) => run(async (t, p) => json(await t.getServerInfo(p, args.serverId))),
-  );
+  async function serverInfoText(serverId: string): Promise<string> {
+    const { tools: t, principal: p } = needScope();
+    try {
+      return JSON.stringify(await t.getServerInfo(p, serverId));
+    } catch (err) {
+      if (err instanceof NotFoundError || (err instanceof DomainError && err.status === 400)) {
+        throw new McpDefinitionError(INVALID_PARAMS, `Resource ${serverResourceUri(serverId)} not found`, { uri: serverResourceUri(serverId) });
+      }
+      throw err;
+    }
+  }
 
-  server.registerTool(
-    'list_servers',
-    {
-      title: 'List servers',
-      description: LIST_SERVERS_DESCRIPTION,
-      inputSchema: LIST_SERVERS_INPUT,
-      annotations: { title: 'List servers', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    },
-    (args) => run(async (t, p) => json(await t.listServers(p, args))),
-  );
+  async function completeServerId(value: string): Promise<McpCompletion> {
+    const v = value.toLowerCase();
+    const out: string[] = [];
+    for await (const s of visibleServers(COMPLETION_PAGES)) {
+      if (s.serverId.startsWith(v) || s.name.toLowerCase().includes(v)) out.push(s.serverId);
+    }
+    return completion(out);
+  }
 
-  server.registerTool(
-    'call_tool',
-    {
-      title: 'Call a tool',
-      description: CALL_TOOL_DESCRIPTION,
-      inputSchema: CALL_TOOL_INPUT,
-      annotations: {
-        title: 'Call a tool',
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: false,
-        openWorldHint: true,
+  async function completeToolName(value: string, serverId: string | undefined): Promise<McpCompletion> {
+    const v = value.toLowerCase();
+    const names = new Set<string>();
+    const add = (list: { name: string }[]) => list.forEach((tool) => tool.name.toLowerCase().startsWith(v) && names.add(tool.name));
+    if (serverId) {
+      const { tools: t, principal: p } = needScope();
+      const info = await t.getServerInfo(p, serverId).catch((err: unknown) => {
+        if (err instanceof DomainError) return undefined;
+        throw err;
+      });
+      if (info) add(info.availableTools);
+    } else {
+      for await (const s of visibleServers(COMPLETION_PAGES)) add(s.availableTools);
+    }
+    return completion([...names].sort());
+  }
+
+  return {
+    info: { name: REGISTRY_SERVER_NAME, title: REGISTRY_SERVER_TITLE, version, description: 'Search, inspect and call the tools of every MCP server registered here' },
+    instructions: REGISTRY_SERVER_INSTRUCTIONS,
+    tools: {
+      list: async () => registryToolList(),
+      async call(name, args, context) {
+        const tool = TOOLS[name];
+        if (!tool) throw new McpDefinitionError(INVALID_PARAMS, `Tool ${name} not found`);
+        if (!scoped) return { isError: true, content: [{ type: 'text', text: 'call this tool through the registry API (/mcp or /api/v1/llm)' }] };
+        const parsed = tool.input.safeParse(args ?? {});
+        if (!parsed.success) {
+          return { isError: true, content: [{ type: 'text', text: `Input validation error: Invalid arguments for tool ${name}: ${z.prettifyError(parsed.error)}` }] };
+        }
+        try {
+          return await tool.run(scoped.tools, scoped.principal, parsed.data as never, context);
+        } catch (err) {
+          return asToolError(err);
+        }
       },
     },
-    (args, extra) =>
-      run(async (t, p) => {
-        const progressToken = extra._meta?.progressToken;
-        // Progress is forwarded as it comes, and all of it is sent before the result, as the server sent it.
-        const forwarded: Promise<void>[] = [];
-        const result = await t.callTool(p, args, {
-          channel: 'mcp',
-          signal: extra.signal,
-          onProgress:
-            progressToken === undefined
-              ? undefined
-              : (progress) => {
-                  forwarded.push(
-                    extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...progress } }).catch(() => undefined),
-                  );
-                },
+    resources: {
+      async list(cursor) {
+        const { tools: t, principal: p } = needScope();
+        const page = await t.listServers(p, { pageSize: RESOURCE_PAGE, pageToken: cursor }).catch((err: unknown) => {
+          if (err instanceof DomainError) throw new McpDefinitionError(INVALID_PARAMS, `invalid cursor: ${err.message}`);
+          throw err;
         });
-        await Promise.all(forwarded);
-        return result;
-      }),
-  );
+        const resources: Resource[] = page.servers.map((s) => ({
+          uri: serverResourceUri(s.serverId),
+          name: s.name,
+          title: s.name,
+          description: `${s.kind} server, ${s.status}, ${s.availableTools.length} tools`,
+          mimeType: 'application/json',
+        }));
+        return { resources, ...(page.nextPageToken ? { nextCursor: page.nextPageToken } : {}) };
+      },
+      templates: async () => [
+        {
+          uriTemplate: SERVER_RESOURCE_TEMPLATE,
+          name: 'server',
+          title: 'A registered MCP server',
+          description: 'One server you can use, as its MCPServerInfo JSON: name, version, kind, status, capabilities, labels and tools.',
+          mimeType: 'application/json',
+        },
+      ],
+      async read(uri) {
+        const match = SERVER_URI.exec(uri);
+        if (!match) throw new McpDefinitionError(INVALID_PARAMS, `Resource ${uri} not found`, { uri });
+        let serverId: string;
+        try {
+          serverId = decodeURIComponent(match[1]);
+        } catch {
+          throw new McpDefinitionError(INVALID_PARAMS, `Resource ${uri} not found`, { uri });
+        }
+        return { contents: [{ uri, mimeType: 'application/json', text: await serverInfoText(serverId) }] };
+      },
+    },
+    prompts: {
+      list: async () => PROMPTS,
+      async get(name, args) {
+        switch (name) {
+          case 'find_tool': {
+            const task = required(args, 'task', name);
+            return {
+              description: `Find a tool for: ${task}`,
+              messages: [
+                userText(
+                  `Find a tool that can do this: ${task}\n\nCall search_tools with the task as the query. Pick the best result (prefer confidence "high"), ` +
+                    'tell me which server and tool it is and what it needs as arguments, then call it with call_tool using the serverId and tool.name of that result.',
+                ),
+              ],
+            };
+          }
+          case 'describe_server': {
+            const serverId = required(args, 'serverId', name);
+            const uri = serverResourceUri(serverId);
+            return {
+              description: `Describe server ${serverId}`,
+              messages: [
+                { role: 'user', content: { type: 'resource', resource: { uri, mimeType: 'application/json', text: await serverInfoText(serverId) } } },
+                userText('Explain what this MCP server offers: its status, and what each of its tools does, in a few lines each.'),
+              ],
+            };
+          }
+          case 'use_tool': {
+            const serverId = required(args, 'serverId', name);
+            const toolName = required(args, 'toolName', name);
+            const task = args?.task?.trim().slice(0, 1000);
+            return {
+              description: `Use ${toolName} of server ${serverId}`,
+              messages: [
+                userText(
+                  `Use the tool ${toolName} of the server ${serverId}${task ? ` to: ${task}` : ''}.\n\nFirst call get_server_info with serverId ${serverId} and read the inputSchema of ${toolName}; ` +
+                    `then call call_tool with serverId ${serverId}, toolName ${toolName} and arguments that match that schema.`,
+                ),
+              ],
+            };
+          }
+          case 'check_servers':
+            return {
+              description: 'Check the servers',
+              messages: [
+                userText(
+                  'Call list_servers with status MCP_SERVER_CONNECTION_STATUS_ERROR, then with MCP_SERVER_CONNECTION_STATUS_DISCONNECTED, and list each server found with its name and what its metadata says about the failure.',
+                ),
+              ],
+            };
+          default:
+            throw new McpDefinitionError(INVALID_PARAMS, `Prompt ${name} not found`);
+        }
+      },
+    },
+    async complete(request: McpCompletionRequest) {
+      const { ref, argument } = request;
+      const isServerResource = ref.type === 'ref/resource' && ref.uri === SERVER_RESOURCE_TEMPLATE;
+      const prompt = ref.type === 'ref/prompt' ? PROMPTS.find((p) => p.name === ref.name) : undefined;
+      if (!isServerResource && !prompt) throw new McpDefinitionError(INVALID_PARAMS, 'nothing to complete for that reference');
+      const value = argument.value.slice(0, 256);
+      if (argument.name === 'serverId') return completeServerId(value);
+      if (argument.name === 'toolName' && prompt) return completeToolName(value, request.arguments?.serverId);
+      return completion([]);
+    },
+    // The tool list and the template are the same for every caller for a long time; the server resources are
+    // the caller's own: a private cache, kept briefly.
+    cacheHint: { ttlMs: 10_000, cacheScope: 'private' },
+  };
+}
 
-  return server;
+/** The registry's own server on the initialize era (for in-process connections: discovery, call routing). */
+export function createRegistryMcpServer(tools: RegistryTools | undefined, principal: Principal | undefined, version: string): Server {
+  return legacyServerOf(registryDefinition(tools, principal, version));
 }

@@ -7,24 +7,27 @@ import { LlmToolsModule } from '../llm-tools/llm-tools.module';
 import { ToolCatalogService } from '../llm-tools/tool-catalog.service';
 import { INTERNAL_SERVER_CATALOG } from '../servers/platform-servers.service';
 import { McpController } from './mcp.controller';
-import { McpEndpointService } from './mcp-endpoint.service';
+import { McpChangeStreams } from './mcp-change-streams.service';
+import { McpEndpoint } from './mcp-endpoint.service';
 
 /**
  * The /mcp endpoint, and the registry's own MCP server registered in-process, so that the start-up
  * registration of platform servers (INTERNAL_SERVER_CATALOG, global for it) records it as the INTERNAL server.
  * Readiness waits for the tool catalog (TOOL_CATALOG_READINESS, global for the health module); server changes
  * made through this process reach the catalog before they are answered (LOCAL_SERVER_CHANGES, global for the servers module).
+ * McpEndpoint (serve a server definition at a route, both eras) and McpChangeStreams are exported for other MCP routes.
  */
 @Global()
 @Module({
   imports: [McpModule, RegistryServerModule, LlmToolsModule],
   controllers: [McpController],
   providers: [
-    McpEndpointService,
+    McpEndpoint,
+    McpChangeStreams,
     { provide: INTERNAL_SERVER_CATALOG, useExisting: InProcessServers },
     { provide: TOOL_CATALOG_READINESS, useExisting: ToolCatalogService },
     { provide: LOCAL_SERVER_CHANGES, useExisting: ToolCatalogService },
   ],
-  exports: [INTERNAL_SERVER_CATALOG, TOOL_CATALOG_READINESS, LOCAL_SERVER_CHANGES],
+  exports: [McpEndpoint, McpChangeStreams, INTERNAL_SERVER_CATALOG, TOOL_CATALOG_READINESS, LOCAL_SERVER_CHANGES],
 })
 export class McpEndpointModule {}

@@ -1,11 +1,26 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { ForbiddenError, Principal } from '@app/domain';
-import { createRegistryMcpServer, REGISTRY_TOOLS, RegistryTools, registryVersion } from '@app/mcp-server';
+import { legacyServerOf, McpServerDefinition, modernServerOf } from '@app/mcp-server';
+import { createMcpHandler, isLegacyRequest, McpHttpHandler } from '@modelcontextprotocol/server';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { Inject, Injectable } from '@nestjs/common';
+import { HttpException, HttpStatus, Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { hasDuplicateIds, JsonExchangeTransport, readPost } from './json-exchange.transport';
+import { ListKind, McpChangeStreams, McpRoute } from './mcp-change-streams.service';
 import { hostAllowed, originAllowed } from './mcp-request-policy';
+
+/** The 2026-07-28 revision and later: a request naming one in MCP-Protocol-Version is of the modern era. */
+const MODERN_VERSION = /^(\d{4})-\d{2}-\d{2}$/;
+const isModernVersion = (v: unknown) => typeof v === 'string' && MODERN_VERSION.test(v) && v >= '2026-07-28';
+
+/** SSE comment sent on idle change streams, so that proxies keep them open. */
+const KEEPALIVE_MS = 15_000;
+
+const LIST_CHANGED: Record<ListKind, string> = {
+  tools: 'notifications/tools/list_changed',
+  resources: 'notifications/resources/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+};
 
 /** Writes a JSON answer in one go (without Express's ETag: an answer to a POST is never revalidated). */
 function sendJson(res: Response, status: number, body: unknown): void {
@@ -23,21 +38,69 @@ function wantsProgress(body: unknown): boolean {
   });
 }
 
+/** The Node request as a web Request without its body (the parsed body travels beside it), for the 2.x SDK. */
+function webRequest(req: Request, signal: AbortSignal): globalThis.Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) headers.set(name, value.join(', '));
+  }
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.originalUrl}`, { method: req.method, headers, signal });
+}
+
 /**
- * The registry as an MCP server over Streamable HTTP, stateless: every POST gets a fresh server scoped to
- * the caller's key and a fresh transport, so any replica answers any request and nothing is kept between
- * them. Answers are plain JSON (through a lean transport of our own), except a tool call that asks for
- * progress, which is streamed by the SDK's transport so that the upstream server's progress reaches the client.
+ * Serves an MCP server definition at a route, in both protocol eras, from any replica, with no session
+ * affinity. This is the seam every MCP route of the registry is built on:
+ *
+ * ```ts
+ * // /mcp/v/{id}: a virtual server, scoped like /mcp by the caller's key
+ * @Post('v/:id') post(@Param('id') id: string, @CurrentPrincipal() p: Principal, @Req() req: Request, @Res() res: Response) {
+ *   return this.endpoint.serve({ name: `/mcp/v/${id}`, definitionFor: (principal) => this.virtual.definition(principal, id) }, p, req, res);
+ * }
+ * // and the same call from @Get('v/:id') and @Delete('v/:id') (the 2025-era change stream, and its 405)
+ * ```
+ *
+ * `definitionFor` builds the McpServerDefinition (tools, resources, resource templates, prompts, completions)
+ * for the caller on every request; throwing a domain error there answers problem+json before any MCP is
+ * spoken (NotFoundError: 404). Change notifications need nothing more: open streams read the definition's
+ * lists again after every catalog change and announce those that changed (see McpChangeStreams); a route
+ * whose definition changes for other reasons calls `McpChangeStreams.recheck()`.
+ *
+ * - 2025-era traffic (initialize, 2024-11-05 to 2025-11-25; no Mcp-Session-Id is ever handed out): each POST
+ *   gets a fresh 1.x server over a lean JSON exchange (or the SDK's streaming transport when a tool call asks
+ *   for progress); GET opens the standalone SSE stream that carries `notifications/*_list_changed`.
+ * - 2026-07-28 traffic (a request carrying the `_meta` envelope: server/discover, header checks, ttlMs and
+ *   cacheScope, subscriptions/listen) is served by the 2.x SDK's handler with a fresh 2.x server per request.
+ * The era is chosen per request, by the 2.x SDK's own classification.
  */
 @Injectable()
-export class McpEndpointService {
-  /** The tools/list result: the same four tools for every caller, their JSON Schemas made once. */
-  private toolsList?: Promise<unknown>;
+export class McpEndpoint implements OnModuleDestroy {
+  private readonly logger = new Logger(McpEndpoint.name);
+  private readonly modern: McpHttpHandler;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(REGISTRY_TOOLS) private readonly tools: RegistryTools,
-  ) {}
+    private readonly changes: McpChangeStreams,
+  ) {
+    this.modern = createMcpHandler(
+      (ctx) => {
+        const definition = ctx.authInfo?.extra?.definition as McpServerDefinition | undefined;
+        if (!definition) throw new Error('the 2026-07-28 handler was called without a server definition');
+        return modernServerOf(definition);
+      },
+      {
+        legacy: 'reject',
+        bus: changes.bus,
+        maxSubscriptions: 1000,
+        keepAliveMs: KEEPALIVE_MS,
+        onerror: (err) => this.logger.debug({ err: err.message }, 'a 2026-07-28 request was refused'),
+      },
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.modern.close();
+  }
 
   /** Host and Origin checks (DNS rebinding, cross-site pages): 403 before any MCP is spoken. */
   checkRequest(req: Request): void {
@@ -50,29 +113,31 @@ export class McpEndpointService {
     }
   }
 
-  /** Lists the tools once through a server of our own, as any client would, and keeps the result. */
-  private listedTools(): Promise<unknown> {
-    this.toolsList ??= (async () => {
-      const server = createRegistryMcpServer(undefined, undefined, registryVersion());
-      const transport = new JsonExchangeTransport();
-      await server.connect(transport);
-      const [answer] = await transport.exchange([{ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }], { requestInfo: { headers: {} } });
-      await server.close();
-      if (!('result' in answer)) throw new Error('the registry server did not list its tools');
-      return answer.result;
-    })().catch((err: unknown) => {
-      this.toolsList = undefined;
-      throw err;
-    });
-    return this.toolsList;
+  /** Serves one HTTP request (POST, GET or DELETE) of `route` for `principal`. */
+  async serve(route: McpRoute, principal: Principal, req: Request, res: Response): Promise<void> {
+    this.checkRequest(req);
+    if (req.method === 'POST') return this.post(route, principal, req, res);
+    if (req.method === 'GET' && !isModernVersion(req.headers['mcp-protocol-version'])) return this.changeStream(route, principal, req, res);
+    // 2026-07-28 has no GET stream (subscriptions/listen replaces it), and no era has a session to DELETE.
+    res.setHeader('Allow', req.method === 'GET' ? 'POST' : 'GET, POST');
+    throw new HttpException(
+      req.method === 'GET'
+        ? 'GET is not part of the 2026-07-28 revision: open a subscriptions/listen request with POST to hear of changes'
+        : `${req.method} is not supported: this endpoint keeps no sessions`,
+      HttpStatus.METHOD_NOT_ALLOWED,
+    );
   }
 
-  async handle(principal: Principal, req: Request, res: Response): Promise<void> {
-    this.checkRequest(req);
+  private async post(route: McpRoute, principal: Principal, req: Request, res: Response): Promise<void> {
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    const request = webRequest(req, abort.signal);
+    if (!(await isLegacyRequest(request, req.body))) return this.postModern(route, principal, req, request, res);
+    const definition = await route.definitionFor(principal);
     // The SDK's streaming transport, too, keeps one waiter per id: a batch whose requests share an id is
     // answered by ours, which answers the repeated ids with an error (and such a batch gets no progress).
     if (wantsProgress(req.body) && !(Array.isArray(req.body) && hasDuplicateIds(req.body))) {
-      const server = createRegistryMcpServer(this.tools, principal, registryVersion());
+      const server = legacyServerOf(definition);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
         void transport.close();
@@ -87,14 +152,7 @@ export class McpEndpointService {
       sendJson(res, messages.status, messages.body);
       return;
     }
-    const [only] = messages;
-    // A plain tools/list (the same four tools whoever asks) is answered without building a server.
-    if (messages.length === 1 && 'method' in only && only.method === 'tools/list' && 'id' in only && only.params?.cursor === undefined) {
-      const answer = { jsonrpc: '2.0', id: only.id, result: await this.listedTools() };
-      sendJson(res, 200, Array.isArray(req.body) ? [answer] : answer);
-      return;
-    }
-    const server = createRegistryMcpServer(this.tools, principal, registryVersion());
+    const server = legacyServerOf(definition);
     const transport = new JsonExchangeTransport();
     // A client that hangs up before the answer cancels the work under way for it.
     res.on('close', () => void server.close());
@@ -105,5 +163,55 @@ export class McpEndpointService {
     } else {
       sendJson(res, 200, Array.isArray(req.body) ? answers : answers[0]);
     }
+  }
+
+  private async postModern(route: McpRoute, principal: Principal, req: Request, request: globalThis.Request, res: Response): Promise<void> {
+    const definition = await route.definitionFor(principal);
+    const listens = (Array.isArray(req.body) ? req.body : [req.body]).some((m: { method?: unknown } | null) => m?.method === 'subscriptions/listen');
+    if (listens && !this.changes.hasRoom()) throw new HttpException('too many change streams are open on this replica; try again shortly', HttpStatus.SERVICE_UNAVAILABLE);
+    const authInfo = { token: '', clientId: principal.type === 'admin' ? 'admin' : principal.keyId, scopes: [], extra: { definition } };
+    const response = await this.changes.modernScope.run({ route, principal, definition }, () => this.modern.fetch(request, { authInfo, parsedBody: req.body }));
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => (headers[name] = value));
+    res.writeHead(response.status, headers);
+    if (!response.body) {
+      res.end();
+      return;
+    }
+    const reader = response.body.getReader();
+    res.on('close', () => void reader.cancel().catch(() => undefined));
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        res.write(value);
+      }
+    } catch {
+      // The client went away, or the exchange was torn down: nothing more to send.
+    }
+    res.end();
+  }
+
+  /** The 2025-era standalone GET stream: `notifications/*_list_changed` whenever a list the caller sees changes. */
+  private async changeStream(route: McpRoute, principal: Principal, req: Request, res: Response): Promise<void> {
+    if (!String(req.headers.accept ?? '').includes('text/event-stream')) {
+      throw new HttpException('Not Acceptable: the change stream is text/event-stream', HttpStatus.NOT_ACCEPTABLE);
+    }
+    if (!this.changes.hasRoom()) throw new HttpException('too many change streams are open on this replica; try again shortly', HttpStatus.SERVICE_UNAVAILABLE);
+    const definition = await route.definitionFor(principal);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+    res.flushHeaders();
+    res.write(': listening for list changes\n\n');
+    const close = this.changes.open(
+      route,
+      principal,
+      (kind) => res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: LIST_CHANGED[kind] })}\n\n`),
+      definition,
+    );
+    const keepalive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
+    keepalive.unref();
+    await new Promise<void>((resolve) => res.on('close', resolve));
+    clearInterval(keepalive);
+    close();
   }
 }

@@ -1,24 +1,39 @@
 import { Principal } from '@app/domain';
-import { Controller, Delete, Get, HttpException, HttpStatus, Post, Req, Res } from '@nestjs/common';
+import { REGISTRY_TOOLS, registryDefinition, RegistryTools, registryVersion } from '@app/mcp-server';
+import { Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import { SEARCH_TOOLS_ANSWER_EXAMPLE } from '../common/api-examples';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
-import { McpEndpointService } from './mcp-endpoint.service';
+import { McpRoute } from './mcp-change-streams.service';
+import { McpEndpoint } from './mcp-endpoint.service';
 
 @ApiTags('mcp')
 @ApiAuthenticated()
 @Controller('mcp')
 export class McpController {
-  constructor(private readonly endpoint: McpEndpointService) {}
+  /** The registry's own server: the four tools, its servers as resources, completions and prompts. */
+  private readonly route: McpRoute;
+
+  constructor(
+    private readonly endpoint: McpEndpoint,
+    @Inject(REGISTRY_TOOLS) tools: RegistryTools,
+  ) {
+    this.route = { name: '/mcp', definitionFor: (principal) => registryDefinition(tools, principal, registryVersion()) };
+  }
 
   @Post()
   @ApiOperation({
-    summary: 'The MCP endpoint (Streamable HTTP, stateless): tools search_tools, get_server_info, list_servers, call_tool',
+    summary: 'The MCP endpoint (Streamable HTTP, stateless, both eras): tools search_tools, get_server_info, list_servers, call_tool; server resources, completions, prompts',
     description:
-      'Send MCP JSON-RPC messages with `Accept: application/json, text/event-stream`. Each request is answered on its own ' +
-      '(no session id); a tools/call carrying a progressToken is answered as an event stream carrying the progress. ' +
+      'Send MCP JSON-RPC messages with `Accept: application/json, text/event-stream`. Both eras are served, chosen per ' +
+      'request: the initialize era (2024-11-05 to 2025-11-25) and 2026-07-28 (server/discover, the _meta envelope, ' +
+      'Mcp-Method/Mcp-Name headers, subscriptions/listen). Each request is answered on its own by any replica (no session ' +
+      'id); a tools/call carrying a progressToken is answered as an event stream carrying the progress. Tools ' +
+      'search_tools, get_server_info, list_servers, call_tool; resources mcp-registry://servers/{serverId} (a template, ' +
+      'and a page of servers per resources/list); completion/complete for serverId and toolName; prompts find_tool, ' +
+      'describe_server, use_tool, check_servers. ' +
       'Scoped by the key like the REST API. A request from a page of another origin (Origin not this registry nor in ' +
       'CORS_ORIGINS) or naming a foreign Host (DNS rebinding; see ALLOWED_HOSTS) gets 403.',
   })
@@ -31,6 +46,19 @@ export class McpController {
         value: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_tools', arguments: { query: 'open a pull request', limit: 3 } } },
       },
       list: { summary: "List the registry's own tools", value: { jsonrpc: '2.0', id: 2, method: 'tools/list' } },
+      read: {
+        summary: 'Read one server as a resource',
+        value: { jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'mcp-registry://servers/3b241101-e2bb-4255-8caf-4136c566a962' } },
+      },
+      complete: {
+        summary: 'Complete a serverId',
+        value: {
+          jsonrpc: '2.0',
+          id: 4,
+          method: 'completion/complete',
+          params: { ref: { type: 'ref/resource', uri: 'mcp-registry://servers/{serverId}' }, argument: { name: 'serverId', value: '3b2' } },
+        },
+      },
     },
   })
   @ApiProduces('application/json', 'text/event-stream')
@@ -52,25 +80,20 @@ export class McpController {
   })
   @ApiProblems(400, 403)
   async post(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.endpoint.handle(principal, req, res);
+    await this.endpoint.serve(this.route, principal, req, res);
   }
 
-  /** Stateless: there is no session stream to open (GET) or session to end (DELETE). */
+  /** The 2025-era standalone SSE stream: notifications/*_list_changed when a list the caller sees changes. */
   @Get()
   @ApiExcludeEndpoint()
-  get(@Req() req: Request, @Res({ passthrough: true }) res: Response): never {
-    return this.notAllowed(req, res);
+  async get(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.endpoint.serve(this.route, principal, req, res);
   }
 
+  /** No session to end: 405. */
   @Delete()
   @ApiExcludeEndpoint()
-  delete(@Req() req: Request, @Res({ passthrough: true }) res: Response): never {
-    return this.notAllowed(req, res);
-  }
-
-  private notAllowed(req: Request, res: Response): never {
-    this.endpoint.checkRequest(req);
-    res.setHeader('Allow', 'POST');
-    throw new HttpException(`${req.method} is not supported: this endpoint keeps no sessions; send each message with POST`, HttpStatus.METHOD_NOT_ALLOWED);
+  async delete(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.endpoint.serve(this.route, principal, req, res);
   }
 }

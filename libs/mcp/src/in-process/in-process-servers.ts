@@ -1,4 +1,5 @@
 import type { Principal } from '@app/domain';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Injectable } from '@nestjs/common';
 
@@ -11,7 +12,7 @@ export interface InProcessServerDefinition {
    * connection serves: absent when discovery lists the server, the caller's principal when a tool call is
    * routed to it, so that a server acting on the registry answers within the caller's scope.
    */
-  create(context?: InProcessContext): McpServer;
+  create(context?: InProcessContext): McpServer | Server;
 }
 
 /** Whom a connection to an in-process server serves. */
