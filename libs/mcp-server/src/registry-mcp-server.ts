@@ -116,30 +116,21 @@ interface RegistryTool {
   run(t: RegistryTools, p: Principal, args: never, context: McpCallContext): Promise<CallToolResult>;
 }
 
-const READ_ONLY = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
+/** A tool that only reads the registry, answering its result as JSON. */
+function reader<S extends z.ZodObject>(title: string, description: string, input: S, read: (t: RegistryTools, p: Principal, args: z.infer<S>) => Promise<unknown>): RegistryTool {
+  return {
+    title,
+    description,
+    input,
+    annotations: { title, readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    run: async (t, p, args: z.infer<S>) => json(await read(t, p, args)),
+  };
+}
 
 const TOOLS: Record<string, RegistryTool> = {
-  search_tools: {
-    title: 'Search tools',
-    description: SEARCH_TOOLS_DESCRIPTION,
-    input: SEARCH_INPUT,
-    annotations: { title: 'Search tools', ...READ_ONLY },
-    run: async (t, p, args: z.infer<typeof SEARCH_INPUT>) => json(await t.searchTools(p, args)),
-  },
-  get_server_info: {
-    title: 'Get server info',
-    description: GET_SERVER_INFO_DESCRIPTION,
-    input: GET_SERVER_INFO_INPUT,
-    annotations: { title: 'Get server info', ...READ_ONLY },
-    run: async (t, p, args: z.infer<typeof GET_SERVER_INFO_INPUT>) => json(await t.getServerInfo(p, args.serverId)),
-  },
-  list_servers: {
-    title: 'List servers',
-    description: LIST_SERVERS_DESCRIPTION,
-    input: LIST_SERVERS_INPUT,
-    annotations: { title: 'List servers', ...READ_ONLY },
-    run: async (t, p, args: z.infer<typeof LIST_SERVERS_INPUT>) => json(await t.listServers(p, args)),
-  },
+  search_tools: reader('Search tools', SEARCH_TOOLS_DESCRIPTION, SEARCH_INPUT, (t, p, args) => t.searchTools(p, args)),
+  get_server_info: reader('Get server info', GET_SERVER_INFO_DESCRIPTION, GET_SERVER_INFO_INPUT, (t, p, args) => t.getServerInfo(p, args.serverId)),
+  list_servers: reader('List servers', LIST_SERVERS_DESCRIPTION, LIST_SERVERS_INPUT, (t, p, args) => t.listServers(p, args)),
   call_tool: {
     title: 'Call a tool',
     description: CALL_TOOL_DESCRIPTION,
