@@ -85,6 +85,15 @@ export class QueueConnection {
     return !this.redis || this.redis.status === 'ready';
   }
 
+  /**
+   * The process's one Redis connection (undefined when the queue lives in the database), for the little that
+   * shares Redis with the queue (the tool-call rate limit). Its commands wait in the offline queue while Redis
+   * is away: check `available` first and bound each command.
+   */
+  get redisClient(): IORedis | undefined {
+    return this.redis;
+  }
+
   /** Connects and checks the datastore answers; throws QueueUnavailableError naming the cause. */
   async connect(timeoutMs = 5000): Promise<void> {
     if (!this.redis) return;

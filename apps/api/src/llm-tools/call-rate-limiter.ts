@@ -1,7 +1,8 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { Principal, RateLimitedError } from '@app/domain';
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import IORedis from 'ioredis';
+import { QUEUE_CONNECTION, QueueConnection, withTimeout } from '@app/queue';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type IORedis from 'ioredis';
 
 /**
  * One token bucket per key, in Redis, updated atomically by this script: a bucket holds up to `capacity`
@@ -50,16 +51,22 @@ interface Bucket {
 /** Leased tokens not spent within this long are given up (dropped), so no replica sits on a tenant's calls. */
 const LEASE_MS = 1000;
 
+/** How long a call waits for Redis's answer before it is limited in this process instead. */
+const REDIS_TIMEOUT_MS = 1000;
+
+type TokenScript = { takeTokens(key: string, capacity: number, rate: number, want: number): Promise<[number, number]> };
+
 /**
  * The per-tenant limit on tool calls (RATE_LIMIT_PER_MINUTE; 0 turns it off): a token bucket that holds a
  * minute's worth of calls and refills continuously. On Redis when REDIS_URL is set, so that the limit holds
  * across API replicas; in this process otherwise, or for as long as Redis does not answer. A replica takes
  * tokens from Redis a few at a time (a twentieth of the limit) and spends them locally, so that a busy tenant
  * does not cost every call a round trip: the shared count is never exceeded, and at most that many calls per
- * replica are refused early. The platform administrator is not limited.
+ * replica are refused early. The platform administrator is not limited. Redis is the queue's connection: one
+ * per process.
  */
 @Injectable()
-export class CallRateLimiter implements OnModuleDestroy {
+export class CallRateLimiter {
   private readonly logger = new Logger(CallRateLimiter.name);
   private readonly capacity: number;
   /** Tokens per millisecond. */
@@ -71,15 +78,14 @@ export class CallRateLimiter implements OnModuleDestroy {
   private readonly local = new Map<string, Bucket>();
   private warnedAt = 0;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(QUEUE_CONNECTION) queue: QueueConnection) {
     this.capacity = config.call.rateLimitPerMinute;
     this.rate = this.capacity / 60_000;
     this.chunk = Math.max(1, Math.floor(this.capacity / 20));
     this.prefix = `${config.queuePrefix}:ratelimit:`;
-    if (config.redisUrl && this.capacity > 0) {
-      this.redis = new IORedis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 2000 });
-      this.redis.on('error', () => undefined);
-      this.redis.defineCommand('takeTokens', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+    if (queue.redisClient && this.capacity > 0) {
+      this.redis = queue.redisClient;
+      if (!('takeTokens' in this.redis)) this.redis.defineCommand('takeTokens', { numberOfKeys: 1, lua: TAKE_SCRIPT });
     }
   }
 
@@ -113,8 +119,8 @@ export class CallRateLimiter implements OnModuleDestroy {
     if (!this.redis) return this.takeLocal(key);
     // While Redis is away a call does not wait for it (commandTimeout): it is limited here at once.
     if (this.redis.status !== 'ready') throw new Error(`Redis is ${this.redis.status}`);
-    const redis = this.redis as unknown as { takeTokens(key: string, capacity: number, rate: number, want: number): Promise<[number, number]> };
-    const [granted, waitMs] = await redis.takeTokens(this.prefix + key, this.capacity, this.rate, this.chunk);
+    const redis = this.redis as unknown as TokenScript;
+    const [granted, waitMs] = await withTimeout(redis.takeTokens(this.prefix + key, this.capacity, this.rate, this.chunk), REDIS_TIMEOUT_MS, 'Redis did not answer in time');
     return { granted: Number(granted), waitMs: Number(waitMs) };
   }
 
@@ -130,9 +136,5 @@ export class CallRateLimiter implements OnModuleDestroy {
       return { granted: 1, waitMs: 0 };
     }
     return { granted: 0, waitMs: Math.ceil((1 - b.tokens) / this.rate) };
-  }
-
-  onModuleDestroy(): void {
-    this.redis?.disconnect();
   }
 }
