@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createApiApp } from '../../apps/api/src/api.app';
-import { WorkerModule } from '../../apps/worker/src/worker.module';
+import { WorkerModule } from '@app/worker';
 import { createTestDatabase, redisUrl, TestDatabase } from './database';
 
 export interface TestAppOptions {

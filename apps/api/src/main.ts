@@ -2,7 +2,7 @@
 import { trapEarlySignals } from '../../../libs/platform/src/early-signals';
 import { loadConfig } from '@app/config';
 import { failStartup, handleShutdownSignals, startRuntime } from '@app/platform';
-import { WorkerModule } from '../../worker/src/worker.module';
+import { WorkerModule } from '@app/worker';
 import { createApiApp } from './api.app';
 import { HttpDrain } from './http/http-drain';
 

@@ -2,10 +2,10 @@
 import { trapEarlySignals } from '../../../libs/platform/src/early-signals';
 import { loadConfig } from '@app/config';
 import { failStartup, handleShutdownSignals, PlatformModule, startRuntime } from '@app/platform';
+import { WorkerModule } from '@app/worker';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { startWorkerMetricsServer } from './metrics-server';
-import { WorkerModule } from './worker.module';
 
 /** A discovery worker process: no HTTP; run as many as the queue needs. */
 async function main(): Promise<void> {

@@ -4,7 +4,10 @@ import { RegistryServerModule } from '@app/mcp-server';
 import { DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryProcessor } from './discovery.processor';
 
-/** The discovery worker: processors and schedulers, no controllers. */
+/**
+ * The discovery worker: processors and schedulers, no controllers. Run by `apps/worker` on its own, and by the
+ * API process when WORKER_ENABLED.
+ */
 @Module({})
 export class WorkerModule {
   static forRoot(): DynamicModule {
