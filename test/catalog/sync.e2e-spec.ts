@@ -1,54 +1,7 @@
 import { CatalogSyncService } from '@app/catalog';
-import { createServer, IncomingMessage, ServerResponse } from 'node:http';
-import { listenLoopback } from '../fixtures/net';
+import { startFixtureRegistry } from '../fixtures/catalog/fixture-registry';
 import { startTestApp, TestApp } from '../support/app';
 import { makeTenant, waitFor } from '../support/servers';
-
-type Status = 'active' | 'deprecated' | 'deleted';
-interface Upstream {
-  name: string;
-  version: string;
-  description: string;
-  status: Status;
-  updatedAt: string;
-}
-
-/** A Registry API on loopback: /v0.1/servers paged by cursor, filtered by updated_since, as the official one answers. */
-async function startFixtureRegistry(mode: { hang?: boolean; flood?: boolean; duplicates?: boolean } = {}) {
-  const entries: Upstream[] = [];
-  const requests: string[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    requests.push(url.search);
-    if (mode.hang) return; // never answers
-    if (mode.flood) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"servers":[');
-      const chunk = `${'{"server":{"name":"io.github.flood/x","description":"x","version":"1.0.0"}},'.repeat(1000)}`;
-      const pump = () => {
-        while (res.write(chunk)) if (res.destroyed) return;
-        res.once('drain', pump);
-      };
-      res.on('error', () => undefined);
-      return pump();
-    }
-    const since = url.searchParams.get('updated_since');
-    const limit = Number(url.searchParams.get('limit') ?? 30);
-    const start = Number(url.searchParams.get('cursor') ?? 0);
-    const matching = entries.filter((e) => (since ? Date.parse(e.updatedAt) > Date.parse(since) : e.status !== 'deleted'));
-    const page = matching.slice(start, start + Math.min(limit, 5));
-    const servers = page.map((e) => ({
-      server: { name: e.name, description: e.description, version: e.version },
-      _meta: { 'io.modelcontextprotocol.registry/official': { status: e.status, publishedAt: '2026-11-01T00:00:00Z', updatedAt: e.updatedAt, isLatest: true } },
-    }));
-    if (mode.duplicates && servers.length) servers.push(servers[0]);
-    const next = start + page.length < matching.length ? String(start + page.length) : undefined;
-    const body = JSON.stringify({ servers, metadata: { count: servers.length, ...(next ? { nextCursor: next } : {}) } });
-    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
-  });
-  const { port, close } = await listenLoopback(server);
-  return { url: `http://127.0.0.1:${port}`, entries, requests, close: async () => { server.closeAllConnections(); await close(); } };
-}
 
 describe('catalog sources: syncing from an upstream Registry API', () => {
   let t: TestApp;
@@ -119,6 +72,31 @@ describe('catalog sources: syncing from an upstream Registry API', () => {
       expect(report?.reason).toMatch(reason);
       expect(await source(row.id)).toMatchObject({ lastOutcome: 'failed', lastSuccessAt: null });
       expect(await t.runtime.prisma.catalogEntry.count()).toBe(before);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('syncs a source again when the admin asks, beside its schedule, and audits it', async () => {
+    const upstream = await startFixtureRegistry();
+    try {
+      upstream.entries.push({ name: 'io.github.sync-now/a', version: '1.0.0', description: 'First', status: 'active', updatedAt: '2026-11-21T10:00:00Z' });
+      const res = await t.request('POST', '/api/v1/catalog/sources', { body: { baseUrl: upstream.url, intervalSeconds: 86400 } });
+      expect(res.status).toBe(201);
+      const first = await waitFor('first sync', async () => ((await source(res.body.id)).lastSyncAt ? source(res.body.id) : undefined));
+      upstream.entries.push({ name: 'io.github.sync-now/b', version: '1.0.0', description: 'Second', status: 'active', updatedAt: '2026-11-21T11:00:00Z' });
+      const now = await t.request('POST', `/api/v1/catalog/sources/${res.body.id}/sync`);
+      expect(now.status).toBe(202);
+      expect(now.body).toMatchObject({ id: res.body.id, lastOutcome: 'succeeded' });
+      await waitFor('second sync', async () => ((await source(res.body.id)).lastSyncAt! > first.lastSyncAt! ? true : undefined));
+      expect(await entry('io.github.sync-now/b')).toMatchObject({ status: 'active', sourceId: res.body.id });
+      expect(upstream.requests.at(-1)).toContain('updated_since=');
+      const audit = await t.request('GET', `/api/v1/audit?action=catalog-source.sync&resourceId=${res.body.id}`);
+      expect(audit.body.events).toHaveLength(1);
+      expect((await t.request('POST', `/api/v1/catalog/sources/${crypto.randomUUID()}/sync`)).status).toBe(404);
+      const tenant = await makeTenant(t);
+      expect((await t.request('POST', `/api/v1/catalog/sources/${res.body.id}/sync`, { key: tenant.key })).status).toBe(403);
+      await t.request('DELETE', `/api/v1/catalog/sources/${res.body.id}`);
     } finally {
       await upstream.close();
     }

@@ -139,6 +139,15 @@ export class DiscoveryProducer implements OnModuleDestroy {
     );
   }
 
+  /**
+   * One sync of a catalog source now, beside its schedule (the admin's "sync now"): one pending per source, so
+   * asking again while it waits joins it.
+   */
+  async requestCatalogSync(sourceId: string): Promise<void> {
+    const job: JobItem = { name: JobName.CatalogSync, data: { sourceId } };
+    await this.bounded(() => this.discoveryQueue.add(job.name, job.data, { jobId: `catalog-sync-now-${sourceId}`, removeOnComplete: true, removeOnFail: true }));
+  }
+
   async unscheduleCatalogSync(sourceId: string): Promise<void> {
     await this.bounded(() => this.discoveryQueue.removeJobScheduler(DiscoveryProducer.catalogSyncSchedulerId(sourceId)));
   }

@@ -3,7 +3,7 @@ import { NotFoundError, Principal, timeOrderedUuid } from '@app/domain';
 import { assertOutboundAllowed, OutboundPolicy } from '@app/mcp';
 import { DiscoveryProducer } from '@app/queue';
 import { Body, Controller, Delete, Get, HttpCode, Injectable, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { AdminOnly, CurrentPrincipal } from '../auth/auth.decorators';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
@@ -89,6 +89,15 @@ export class CatalogSourceService {
     return { sources: (await this.sources.list()).map(toDto) };
   }
 
+  /** Queues one sync now; the source answers as it is (its lastSyncAt moves when the sync ends). */
+  async syncNow(principal: Principal, id: string): Promise<CatalogSourceDto> {
+    const source = await this.sources.findById(id);
+    if (!source) throw new NotFoundError(`catalog source ${id} not found`);
+    await this.producer.requestCatalogSync(source.id);
+    await this.audit.record(principal, { action: 'catalog-source.sync', resourceType: 'catalog-source', resourceId: source.id, tenantId: null });
+    return toDto(source);
+  }
+
   async delete(principal: Principal, id: string): Promise<void> {
     if (!(await this.sources.delete(id))) throw new NotFoundError(`catalog source ${id} not found`);
     await this.producer.unscheduleCatalogSync(id);
@@ -124,6 +133,18 @@ export class CatalogSourceController {
   @ApiProblems(403)
   list(): Promise<CatalogSourceListDto> {
     return this.sources.list();
+  }
+
+  @Post(':id/sync')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Sync a source now, beside its schedule (admin only)',
+    description: 'Answers 202 with the source as it is; its lastSyncAt, lastOutcome and lastReason change when the worker has read the upstream.',
+  })
+  @ApiAcceptedResponse({ type: CatalogSourceDto, example: SOURCE_EXAMPLE })
+  @ApiProblems(403, 404, 503)
+  syncNow(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the catalog source') id: string): Promise<CatalogSourceDto> {
+    return this.sources.syncNow(principal, id);
   }
 
   @Delete(':id')
