@@ -1,70 +1,43 @@
 /// <reference lib="dom" />
 // The page.evaluate callbacks run in the browser: they need the DOM types.
-import { mkdirSync, readFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import type { BrowserContext, Page } from 'playwright-core';
-import { freePort } from '../fixtures/net';
+import type { BrowserContext } from 'playwright-core';
 import { AuthorizationServer, consentAs, ProtectedMcpServer, startAuthorizationServer, startProtectedMcpServer } from '../fixtures/oauth/oauth-fixtures';
 import { RawServer, startRawServer } from '../fixtures/raw-mcp-server';
 import { EVERYTHING_ENTRY } from '../fixtures/reference-servers';
-import { startTestApp, TestApp } from '../support/app';
+import type { TestApp } from '../support/app';
 import { makeTenant, registerServer, settled } from '../support/servers';
-import { CHROMIUM, ensureConsoleBuilt, hasChromium, launchBrowser, signIn } from './browser';
+import { signIn } from './browser';
+import { ConsoleHarness, describeBrowser, expectInert, expectText, shot, startConsole, XSS_IMG, XSS_URL } from './harness';
 
-const SHOTS = process.env.CONSOLE_SCREENSHOTS; // a folder: screenshots of each screen are written there
 const ROOT = join(__dirname, '..', '..');
 
-/** What a hostile server puts in every string it controls: markup that would run script if it were parsed. */
-const XSS_IMG = '<img src=x onerror="window.__pwned=(window.__pwned||0)+1">';
-const XSS_URL = 'javascript:window.__pwned=(window.__pwned||0)+1';
-
-const describeBrowser = hasChromium() ? describe : describe.skip;
-const title = hasChromium()
-  ? 'console in Chromium'
-  : `console in Chromium: skipped, no Chromium at ${CHROMIUM} (install it: apt-get install chromium; .ci/run does)`;
-
-describeBrowser(title, () => {
+describeBrowser('console in Chromium', () => {
+  let h: ConsoleHarness;
   let t: TestApp;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let context: BrowserContext;
+  let dialogs: string[];
   let hostile: RawServer;
   let tenantServer: RawServer;
   let richServer: RawServer | undefined;
   let publicUrl: string;
   let as: AuthorizationServer | undefined;
   let protectedServer: ProtectedMcpServer | undefined;
-  const shot = async (page: Page, name: string, fullPage = true) => {
-    if (!SHOTS) return;
-    mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
-  };
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
-    // A known port, so that PUBLIC_URL (the OAuth callback's base) is this app's.
-    const port = await freePort();
-    publicUrl = `http://127.0.0.1:${port}`;
-    [t, browser] = await Promise.all([
-      startTestApp({ env: { PORT: String(port), PUBLIC_URL: publicUrl, MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_ATTEMPTS: '1' } }),
-      launchBrowser(),
-    ]);
-    context = browser.context;
+    h = await startConsole();
+    ({ t, context, publicUrl, dialogs } = h);
     tenantServer = await startRawServer({ name: 'tenant-fixture', onToolsList: () => ({ result: { tools: [] } }) });
-    // Any dialog (alert, confirm) is a failure: the console asks nothing through the browser's dialogs, and
-    // a hostile string that ran script would most likely open one.
-    context.on('page', (p) => p.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); }));
   });
-  const dialogs: string[] = [];
   afterAll(async () => {
-    await browser?.close();
     await hostile?.close();
     await tenantServer?.close();
     await richServer?.close();
     await protectedServer?.close();
     await as?.close();
-    await t?.close();
+    await h?.close();
   });
 
   it('serves the console at / with a strict CSP, hashed assets cached for a year and index.html revalidated', async () => {
@@ -314,20 +287,8 @@ describeBrowser(title, () => {
     await page.goto(`${t.baseUrl}/#/servers/${server.id}`);
     await page.locator('li[data-tool="read_file"] > details > summary').click();
     await shot(page, 'hostile');
-    const report = await page.evaluate(() => ({
-      pwned: (window as unknown as { __pwned?: number }).__pwned,
-      images: [...document.querySelectorAll('img')].map((i) => i.getAttribute('src')),
-      scripts: [...document.querySelectorAll('script')].filter((s) => !s.src).length,
-      handlers: [...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length,
-      links: [...document.querySelectorAll('a')].map((a) => a.getAttribute('href') ?? ''),
-    }));
-    expect(report.pwned).toBeUndefined();
-    expect(report.images).toEqual([]);
-    expect(report.scripts).toBe(0);
-    expect(report.handlers).toBe(0);
     // Only the console's own pages are linked (fragments); nothing a server sent became a link.
-    expect(report.links.filter((h) => !h.startsWith('#'))).toEqual([]);
-    expect(dialogs).toEqual([]);
+    await expectInert(page, dialogs);
     await page.close();
   });
 
@@ -513,16 +474,4 @@ async function serverIdByName(t: TestApp, name: string): Promise<string> {
   const found = (res.body.servers as { id: string; name: string }[]).find((s) => s.name === name);
   if (!found) throw new Error(`no server ${name}`);
   return found.id;
-}
-
-/** Waits for a locator's text to match (Playwright's own waiting, without its test runner's expect). */
-async function expectText(locator: import('playwright-core').Locator, want: RegExp | string, timeout = 10_000): Promise<void> {
-  const deadline = Date.now() + timeout;
-  let last = '';
-  for (;;) {
-    last = (await locator.first().textContent({ timeout }).catch(() => '')) ?? '';
-    if (typeof want === 'string' ? last.includes(want) : want.test(last)) return;
-    if (Date.now() > deadline) throw new Error(`expected text ${String(want)}, last saw: ${JSON.stringify(last.slice(0, 400))}`);
-    await locator.page().waitForTimeout(100);
-  }
 }

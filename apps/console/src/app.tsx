@@ -1,6 +1,9 @@
 import { useCallback, useEffect, useState } from 'react';
 import { session, whenUnauthorized } from './api';
 import { AuditPage, TenantPage, TenantsPage } from './pages/admin';
+import { CatalogEntryPage, CatalogPage } from './pages/catalog';
+import { CatalogImportPage } from './pages/catalog-import';
+import { CatalogSourcesPage } from './pages/catalog-sources';
 import { RegisterPage } from './pages/register';
 import { SearchPage } from './pages/search';
 import { ServerPage } from './pages/server';
@@ -61,6 +64,8 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
           {link(href('servers'), 'Servers', section === 'servers')}
           {link(href('register'), 'Register', section === 'register')}
           {link(href('search'), 'Search tools', section === 'search')}
+          {link(href('catalog'), 'Catalog', section === 'catalog')}
+          {role === 'admin' && link(href('admin', 'sources'), 'Catalog sources', section === 'sources')}
           {role === 'admin' && link(href('admin', 'tenants'), 'Tenants', section === 'tenants')}
           {role === 'admin' && link(href('admin', 'audit'), 'Audit log', section === 'audit')}
         </nav>
@@ -87,8 +92,14 @@ function Page({ role, path, query }: { role: Role; path: string[]; query: URLSea
   }
   if (a === 'register') return <RegisterPage role={role} />;
   if (a === 'search') return <SearchPage initial={query.get('q') ?? ''} />;
+  if (a === 'catalog') {
+    if (b === 'import' && !c) return <CatalogImportPage />;
+    if (b && c) return <CatalogEntryPage key={`${b}@${c}`} name={b} version={c} role={role} />;
+    if (!b) return <CatalogPage role={role} />;
+  }
   if (a === 'admin' && role === 'admin') {
     if (b === 'audit') return <AuditPage />;
+    if (b === 'sources') return <CatalogSourcesPage />;
     if (b === 'tenants' && c) return <TenantPage key={c} tenantId={c} />;
     return <TenantsPage />;
   }

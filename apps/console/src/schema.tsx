@@ -1,3 +1,4 @@
+import { Columns } from './ui';
 /** JSON Schema as a server sent it: untrusted, any shape. Only what the console reads is typed. */
 export interface JsonSchema {
   type?: string | string[];
@@ -63,14 +64,7 @@ export function SchemaView({ schema, label }: { schema: unknown; label: string }
         <div className="table-wrap">
           <table>
             <caption className="sr-only">{label}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Field</th>
-                <th scope="col">Type</th>
-                <th scope="col">Required</th>
-                <th scope="col">Description</th>
-              </tr>
-            </thead>
+            <Columns names={['Field', 'Type', 'Required', 'Description']} />
             <tbody>
               {rows.map((r) => (
                 <tr key={r.path}>

@@ -1,5 +1,5 @@
 import { type ReactNode, useEffect, useRef, useState } from 'react';
-import { shortName } from './api';
+import { errorText, shortName } from './api';
 
 export function StatusBadge({ status }: { status: string }) {
   const s = shortName(status);
@@ -22,6 +22,11 @@ export function ago(date: Date): string {
   if (s < 0) return 'in ' + span(-s);
   if (s < 5) return 'just now';
   return span(s) + ' ago';
+}
+
+/** A period in seconds as people say it: 300 → "5 min", 86400 → "1 d". */
+export function every(seconds: number): string {
+  return seconds % 86400 === 0 ? `${seconds / 86400} d` : seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
 }
 
 function span(s: number): string {
@@ -116,4 +121,97 @@ export function formatPairs(record: Record<string, string> | null | undefined, s
   return Object.entries(record ?? {})
     .map(([k, v]) => `${k}${sep === ':' ? ': ' : '='}${v}`)
     .join('\n');
+}
+
+/** Pages through an API list with its page tokens: tokens[i] is page i's token. */
+export function usePages<T>(load: (token: string | undefined) => Promise<{ items: T[]; next?: string | null }>, deps: unknown[]) {
+  const [tokens, setTokens] = useState<(string | undefined)[]>([undefined]);
+  const [items, setItems] = useState<T[] | null>(null);
+  const [next, setNext] = useState<string | undefined>();
+  const [error, setError] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
+  const token = tokens[tokens.length - 1];
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  useEffect(() => setTokens([undefined]), deps);
+  useEffect(() => {
+    let live = true;
+    load(token)
+      .then((page) => {
+        if (!live) return;
+        setItems(page.items);
+        setNext(page.next ?? undefined);
+        setError(null);
+      })
+      .catch((err) => live && setError(errorText(err)));
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [token, tick, ...deps]);
+  const pager = (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" disabled={tokens.length === 1} onClick={() => setTokens(tokens.slice(0, -1))}>
+        Previous page
+      </button>
+      <span>Page {tokens.length}</span>
+      <button type="button" disabled={!next} onClick={() => setTokens([...tokens, next])}>
+        Next page
+      </button>
+    </nav>
+  );
+  return { items, error, pager, reload: () => setTick((t) => t + 1) };
+}
+
+/** A secret the API gives once (a new key, a signing secret): shown with a Copy button until the person hides it. */
+export function ShownOnce({ id, label, value, onHide, children }: { id: string; label: string; value: string; onHide: () => void; children: ReactNode }) {
+  const [copied, setCopied] = useState(false);
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied(true);
+    } catch {
+      (document.getElementById(id) as HTMLInputElement | null)?.select();
+    }
+  }
+  return (
+    <div className="panel new-key" role="status">
+      <p>{children}</p>
+      <div className="copy-row">
+        <label htmlFor={id} className="sr-only">
+          {label}
+        </label>
+        <input id={id} className="mono" readOnly value={value} onFocus={(e) => e.target.select()} />
+        <button type="button" onClick={copy}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+      </div>
+      <button type="button" onClick={onHide}>
+        I have kept it: hide it
+      </button>
+    </div>
+  );
+}
+
+/** A table's column headings; `num` ones are right-aligned (counts, durations). */
+export function Columns({ names, num = [] }: { names: string[]; num?: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {names.map((n) => (
+          <th key={n} scope="col" className={num.includes(n) ? 'num' : undefined}>
+            {n}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+/** The way back up: a link to the page this one belongs to. */
+export function Crumbs({ to, label }: { to: string; label: string }) {
+  return (
+    <p className="crumbs">
+      <a href={to}>{label}</a> /
+    </p>
+  );
 }

@@ -1,46 +1,7 @@
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { api, type ApiKey, type AuditEvent, errorText, ok, type Tenant } from '../api';
 import { href } from '../router';
-import { ConfirmButton, ErrorNote, Notice, When } from '../ui';
-
-/** Pages through an API list with its page tokens: tokens[i] is page i's token. */
-function usePages<T>(load: (token: string | undefined) => Promise<{ items: T[]; next?: string | null }>, deps: unknown[]) {
-  const [tokens, setTokens] = useState<(string | undefined)[]>([undefined]);
-  const [items, setItems] = useState<T[] | null>(null);
-  const [next, setNext] = useState<string | undefined>();
-  const [error, setError] = useState<string | null>(null);
-  const [tick, setTick] = useState(0);
-  const token = tokens[tokens.length - 1];
-  // eslint-disable-next-line react-hooks/exhaustive-deps
-  useEffect(() => setTokens([undefined]), deps);
-  useEffect(() => {
-    let live = true;
-    load(token)
-      .then((page) => {
-        if (!live) return;
-        setItems(page.items);
-        setNext(page.next ?? undefined);
-        setError(null);
-      })
-      .catch((err) => live && setError(errorText(err)));
-    return () => {
-      live = false;
-    };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [token, tick, ...deps]);
-  const pager = (
-    <nav className="pager" aria-label="Pages">
-      <button type="button" disabled={tokens.length === 1} onClick={() => setTokens(tokens.slice(0, -1))}>
-        Previous page
-      </button>
-      <span>Page {tokens.length}</span>
-      <button type="button" disabled={!next} onClick={() => setTokens([...tokens, next])}>
-        Next page
-      </button>
-    </nav>
-  );
-  return { items, error, pager, reload: () => setTick((t) => t + 1) };
-}
+import { Columns, ConfirmButton, Crumbs, ErrorNote, Notice, ShownOnce, usePages, When } from '../ui';
 
 export function TenantsPage() {
   const [name, setName] = useState('');
@@ -77,13 +38,7 @@ export function TenantsPage() {
       <div className="table-wrap">
         <table>
           <caption className="sr-only">Tenants</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Id</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
+          <Columns names={['Name', 'Id', 'Created']} />
           <tbody>
             {items?.map((t) => (
               <tr key={t.id}>
@@ -109,7 +64,6 @@ export function TenantPage({ tenantId }: { tenantId: string }) {
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
   const [name, setName] = useState('');
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
-  const [copied, setCopied] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const path = { params: { path: { tenantId } } };
   const load = useCallback(() => {
@@ -122,7 +76,6 @@ export function TenantPage({ tenantId }: { tenantId: string }) {
   async function create(e: FormEvent) {
     e.preventDefault();
     setError(null);
-    setCopied(false);
     try {
       const key = await ok(api.POST('/api/v1/tenants/{tenantId}/api-keys', { ...path, body: { name: name.trim() } }));
       setCreated({ name: key.name ?? 'new key', key: key.key });
@@ -132,20 +85,9 @@ export function TenantPage({ tenantId }: { tenantId: string }) {
       setError(errorText(err));
     }
   }
-  async function copy() {
-    if (!created) return;
-    try {
-      await navigator.clipboard.writeText(created.key);
-      setCopied(true);
-    } catch {
-      (document.getElementById('new-key') as HTMLInputElement | null)?.select();
-    }
-  }
   return (
     <section aria-labelledby="tenant-title">
-      <p className="crumbs">
-        <a href={href('admin', 'tenants')}>Tenants</a> /
-      </p>
+      <Crumbs to={href('admin', 'tenants')} label="Tenants" />
       <h1 id="tenant-title">
         API keys of tenant <span className="mono">{tenantId}</span>
       </h1>
@@ -158,36 +100,14 @@ export function TenantPage({ tenantId }: { tenantId: string }) {
       </form>
       <ErrorNote error={error} />
       {created && (
-        <div className="panel new-key" role="status">
-          <p>
-            <strong>The key {created.name}</strong>: copy it now, it is shown only once.
-          </p>
-          <div className="copy-row">
-            <label htmlFor="new-key" className="sr-only">
-              New API key
-            </label>
-            <input id="new-key" className="mono" readOnly value={created.key} onFocus={(e) => e.target.select()} />
-            <button type="button" onClick={copy}>
-              {copied ? 'Copied' : 'Copy'}
-            </button>
-          </div>
-          <button type="button" onClick={() => setCreated(null)}>
-            I have kept it: hide it
-          </button>
-        </div>
+        <ShownOnce id="new-key" label="New API key" value={created.key} onHide={() => setCreated(null)}>
+          <strong>The key {created.name}</strong>: copy it now, it is shown only once.
+        </ShownOnce>
       )}
       <div className="table-wrap">
         <table>
           <caption className="sr-only">API keys</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Starts with</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
+          <Columns names={['Name', 'Starts with', 'Created', 'Last used', 'State']} />
           <tbody>
             {keys?.map((k) => (
               <tr key={k.id}>
@@ -280,16 +200,7 @@ export function AuditPage() {
       <div className="table-wrap">
         <table>
           <caption className="sr-only">Audit events, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Who</th>
-              <th scope="col">Action</th>
-              <th scope="col">Resource</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Detail</th>
-            </tr>
-          </thead>
+          <Columns names={['When', 'Who', 'Action', 'Resource', 'Outcome', 'Detail']} />
           <tbody>
             {items?.map((ev) => (
               <tr key={ev.id}>

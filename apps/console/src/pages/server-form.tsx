@@ -8,18 +8,23 @@ export type FieldErrors = Record<string, string[]>;
  * The API's field errors (problem+json `errors`), by the form field they belong to: `args.2` is the args field,
  * `credentials.headers.X-Key` the credential headers field, `env.PATH` the env field.
  */
-export function fieldErrorsOf(err: unknown): { fields: FieldErrors; rest: string | null } {
+export function fieldErrorsOf(err: unknown, fieldOf: (path: string) => string | null = serverFieldOf): { fields: FieldErrors; rest: string | null } {
   if (!(err instanceof ApiError)) return { fields: {}, rest: err instanceof Error ? err.message : String(err) };
   const fields: FieldErrors = {};
   const loose: string[] = [];
   for (const { field, message } of err.fieldErrors) {
-    const parts = field.split(/[.[\]]/).filter(Boolean);
-    const name = parts[0] === 'credentials' && parts[1] ? `credentials.${parts[1]}` : (parts[0] ?? '');
-    if (FORM_FIELDS.has(name)) (fields[name] ??= []).push(message);
+    const name = fieldOf(field);
+    if (name !== null) (fields[name] ??= []).push(message);
     else loose.push(`${field}: ${message}`);
   }
   const rest = err.fieldErrors.length === 0 || loose.length ? `${err.message} (${err.status})${loose.length ? ': ' + loose.join('; ') : ''}` : null;
   return { fields, rest };
+}
+
+function serverFieldOf(path: string): string | null {
+  const parts = path.split(/[.[\]]/).filter(Boolean);
+  const name = parts[0] === 'credentials' && parts[1] ? `credentials.${parts[1]}` : (parts[0] ?? '');
+  return FORM_FIELDS.has(name) ? name : null;
 }
 
 const FORM_FIELDS = new Set([

@@ -3,7 +3,7 @@ import { api, type DiscoveryRun, errorText, ok, type Server, shortName, type Too
 import type { Role } from '../app';
 import { href, navigate } from '../router';
 import { SchemaView } from '../schema';
-import { ConfirmButton, ErrorNote, Notice, StatusBadge, usePoll, When } from '../ui';
+import { Columns, ConfirmButton, Crumbs, ErrorNote, Notice, StatusBadge, usePoll, When } from '../ui';
 import { ServerForm } from './server-form';
 
 function httpUrl(value: string): boolean {
@@ -97,9 +97,7 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
   const id = { params: { path: { id: serverId } } };
   return (
     <article aria-labelledby="server-title">
-      <p className="crumbs">
-        <a href={href('servers')}>Servers</a> /
-      </p>
+      <Crumbs to={href('servers')} label="Servers" />
       <div className="title-row">
         <h1 id="server-title">{server.name}</h1>
         <StatusBadge status={server.status} />
@@ -223,6 +221,7 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
 
 function Identity({ server }: { server: Server }) {
   const labels = Object.entries((server.metadata ?? {}) as Record<string, string>);
+  const { 'catalog.name': catalogName, 'catalog.version': catalogVersion } = (server.metadata ?? {}) as Record<string, string | undefined>;
   return (
     <section aria-labelledby="identity-title" className="panel">
       <h2 id="identity-title">Identity</h2>
@@ -282,6 +281,14 @@ function Identity({ server }: { server: Server }) {
         </dd>
         <dt>Capabilities</dt>
         <dd>{server.capabilities?.length ? server.capabilities.map((c) => <span key={c} className="chip">{c}</span>) : '—'}</dd>
+        {typeof catalogName === 'string' && typeof catalogVersion === 'string' && (
+          <>
+            <dt>From the catalog</dt>
+            <dd>
+              <a href={href('catalog', catalogName, catalogVersion)}>{`${catalogName} ${catalogVersion}`}</a>
+            </dd>
+          </>
+        )}
         <dt>Labels</dt>
         <dd>{labels.length ? labels.map(([k, v]) => <span key={k} className="chip">{`${k}=${v}`}</span>) : '—'}</dd>
       </dl>
@@ -333,16 +340,7 @@ function History({ runs }: { runs: DiscoveryRun[] }) {
     <div className="table-wrap">
       <table>
         <caption className="sr-only">Discovery runs, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Started</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Trigger</th>
-            <th scope="col" className="num">Tools</th>
-            <th scope="col">Changes</th>
-            <th scope="col" className="num">Took</th>
-          </tr>
-        </thead>
+        <Columns names={['Started', 'Outcome', 'Trigger', 'Tools', 'Changes', 'Took']} num={['Tools', 'Took']} />
         <tbody>
           {runs.map((r) => (
             <tr key={r.id}>

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { api, errorText, KINDS, type Kind, ok, type Server, shortName, type Status, STATUSES } from '../api';
 import { href } from '../router';
-import { ErrorNote, StatusBadge, usePoll, When } from '../ui';
+import { Columns, ErrorNote, StatusBadge, usePoll, When } from '../ui';
 
 const PAGE_SIZE = 50;
 /** How often the page on screen is read again: statuses change by themselves (discovery runs in the background). */
@@ -106,17 +106,7 @@ export function ServersPage() {
       <div className="table-wrap">
         <table className="servers" aria-busy={loading}>
           <caption className="sr-only">Servers, page {page}; statuses refresh every {REFRESH_MS / 1000} seconds</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Transport</th>
-              <th scope="col" className="num">Tools</th>
-              <th scope="col">Last discovery</th>
-              <th scope="col">Reason</th>
-            </tr>
-          </thead>
+          <Columns names={['Name', 'Status', 'Kind', 'Transport', 'Tools', 'Last discovery', 'Reason']} num={['Tools']} />
           <tbody>
             {servers?.map((s) => (
               <tr key={s.id} data-server-id={s.id}>
