@@ -1,5 +1,5 @@
-import { EmbeddedPostgres } from '@app/database';
-import { listenStatements } from '../../libs/database/src/embedded-socket-server';
+import { EmbeddedPostgres } from '@app/database-runtime';
+import { listenStatements } from '../../libs/database-runtime/src/embedded-socket-server';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-import { findMigrationsDir, migrate, MigrationError, MigrationFile, readMigrations } from '@app/database';
+import { findMigrationsDir, migrate, MigrationError, MigrationFile, readMigrations } from '@app/database-runtime';
 import { createHash, randomUUID } from 'node:crypto';
 import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

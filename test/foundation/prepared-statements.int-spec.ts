@@ -1,4 +1,5 @@
-import { EmbeddedPostgres, Sql } from '@app/database';
+import { EmbeddedPostgres } from '@app/database-runtime';
+import { Sql } from '@app/database';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

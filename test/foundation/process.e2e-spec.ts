@@ -1,4 +1,4 @@
-import { migrate } from '@app/database';
+import { migrate } from '@app/database-runtime';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';

@@ -1,4 +1,4 @@
-import { migrate } from '@app/database';
+import { migrate } from '@app/database-runtime';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';

@@ -1,4 +1,4 @@
-import { EmbeddedPostgres } from '@app/database';
+import { EmbeddedPostgres } from '@app/database-runtime';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

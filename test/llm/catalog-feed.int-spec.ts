@@ -1,4 +1,5 @@
-import { CatalogRepository, CatalogToolRow, migrate, Sql } from '@app/database';
+import { CatalogRepository, CatalogToolRow, Sql } from '@app/database';
+import { migrate } from '@app/database-runtime';
 import { randomUUID } from 'node:crypto';
 import { Client, Pool } from 'pg';
 import { createEmptyDatabase, ScratchDatabase } from '../foundation/scratch-database';

@@ -1,4 +1,4 @@
-import { migrate } from '../../libs/database/src/migrator';
+import { migrate } from '../../libs/database-runtime/src/migrator';
 import { Client } from 'pg';
 
 /**

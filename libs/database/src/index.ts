@@ -1,5 +1,3 @@
-export { EmbeddedPostgres, DataDirLockedError } from './embedded-postgres';
-export { migrate, readMigrations, findMigrationsDir, MigrationError, MigrationFile, MigrateResult } from './migrator';
 export { createPrismaClient, createDatabaseClients, DatabaseClients, PrismaClient } from './prisma.service';
 export { Sql } from './sql';
 export { DatabaseAvailability, isDatabaseUnavailable, DATABASE_RETRY_AFTER_SECONDS } from './database-availability';

@@ -1,5 +1,6 @@
 import { AppConfig } from '@app/config';
-import { createDatabaseClients, DatabaseAvailability, EmbeddedPostgres, migrate, PrismaClient, Sql } from '@app/database';
+import { createDatabaseClients, DatabaseAvailability, PrismaClient, Sql } from '@app/database';
+import { EmbeddedPostgres, migrate } from '@app/database-runtime';
 import { createLogger, Logger, Metrics } from '@app/observability';
 import { QueueConnection } from '@app/queue';
 import { Client } from 'pg';

@@ -1,0 +1,2 @@
+export { EmbeddedPostgres, DataDirLockedError } from './embedded-postgres';
+export { migrate, readMigrations, findMigrationsDir, MigrationError, MigrationFile, MigrateResult } from './migrator';
