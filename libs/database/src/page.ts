@@ -1,3 +1,4 @@
+import { REQUEST_LIMITS } from '@app/domain';
 import { InvalidInputError } from '@app/domain';
 
 /** One page of a keyset-paginated list. */
@@ -12,8 +13,8 @@ export interface PageRequest {
   pageToken?: string;
 }
 
-export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE: number = REQUEST_LIMITS.pageSizeMax;
+export const DEFAULT_PAGE_SIZE: number = REQUEST_LIMITS.pageSizeDefault;
 
 /** The position after which the next page starts: the sort timestamp and the id that breaks ties. */
 export interface Cursor {

@@ -46,3 +46,4 @@ export {
 } from './server';
 export { timeOrderedUuid, canonicalId } from './ids';
 export { textProblem } from './text';
+export { REQUEST_LIMITS, parseKinds } from './request-limits';

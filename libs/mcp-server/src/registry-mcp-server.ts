@@ -1,4 +1,4 @@
-import { DomainError, KIND_WIRE_NAMES, NotFoundError, Principal, STATUS_WIRE_NAMES } from '@app/domain';
+import { DomainError, KIND_WIRE_NAMES, NotFoundError, Principal, REQUEST_LIMITS, STATUS_WIRE_NAMES } from '@app/domain';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import type { CallToolResult, GetPromptResult, Prompt, Resource, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
@@ -70,11 +70,12 @@ CRITICAL: this runs the upstream tool with real effects (it may write, send, del
 Self-test: have I seen this exact tool in a search_tools or get_server_info result, and do my arguments match its inputSchema? If not, search first.`;
 
 // The schemas and the JSON Schema validator are built once: the endpoint builds a server for every request.
+const LIMITS = REQUEST_LIMITS;
 const SEARCH_INPUT = z.object({
-  query: z.string().min(1).max(1000).describe('The task in plain words, e.g. "open a pull request"'),
-  limit: z.number().int().min(1).max(50).optional().describe('How many tools to return (default 10)'),
-  kinds: z.array(kindOrNumber).max(5).optional().describe('Only servers of these kinds'),
-  serverIds: z.array(z.string().uuid()).max(100).optional().describe('Only these servers'),
+  query: z.string().min(1).max(LIMITS.queryMaxLength).describe('The task in plain words, e.g. "open a pull request"'),
+  limit: z.number().int().min(1).max(LIMITS.searchLimitMax).optional().describe(`How many tools to return (default ${LIMITS.searchLimitDefault})`),
+  kinds: z.array(kindOrNumber).max(LIMITS.kindsMaxItems).optional().describe('Only servers of these kinds'),
+  serverIds: z.array(z.string().uuid()).max(LIMITS.serverIdsMaxItems).optional().describe('Only these servers'),
 });
 
 const GET_SERVER_INFO_INPUT = z.object({ serverId: z.string().uuid().describe('A serverId from list_servers or search_tools') });
@@ -82,13 +83,13 @@ const GET_SERVER_INFO_INPUT = z.object({ serverId: z.string().uuid().describe('A
 const LIST_SERVERS_INPUT = z.object({
   kind: kindOrNumber.optional().describe('Only servers of this kind (canonical name or number)'),
   status: statusOrNumber.optional().describe('Only servers with this status (canonical name or number)'),
-  pageSize: z.number().int().min(1).max(100).optional().describe('Servers per page (default 50)'),
-  pageToken: z.string().max(512).optional().describe('nextPageToken from the previous page'),
+  pageSize: z.number().int().min(1).max(LIMITS.pageSizeMax).optional().describe(`Servers per page (default ${LIMITS.pageSizeDefault})`),
+  pageToken: z.string().max(LIMITS.pageTokenMaxLength).optional().describe('nextPageToken from the previous page'),
 });
 
 const CALL_TOOL_INPUT = z.object({
   serverId: z.string().uuid().describe('The serverId of the tool, from search_tools or get_server_info'),
-  toolName: z.string().min(1).max(256).describe('The tool name exactly as listed'),
+  toolName: z.string().min(1).max(LIMITS.toolNameMaxLength).describe('The tool name exactly as listed'),
   arguments: z.record(z.string(), z.unknown()).optional().describe("Arguments matching the tool's inputSchema"),
 });
 

@@ -1,45 +1,45 @@
-import { KIND_WIRE_NAMES } from '@app/domain';
+import { KIND_WIRE_NAMES, REQUEST_LIMITS } from '@app/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsObject, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsEntityId } from '../common/ids';
 import { IsOptionalNotNull, IsWireKind } from '../common/validators';
 import { ToolDefinitionDto } from '../servers/server.dto';
 
-export const MAX_SEARCH_LIMIT = 50;
+const { queryMaxLength, searchLimitMax, searchLimitDefault, kindsMaxItems, serverIdsMaxItems, toolNameMaxLength } = REQUEST_LIMITS;
 
 export class SearchToolsRequestDto {
   @ApiProperty({
     description: 'The task in plain words, as a person would ask for it, e.g. "open a pull request" or "what is the weather in Paris"',
-    maxLength: 1000,
+    maxLength: queryMaxLength,
   })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(1000)
+  @MaxLength(queryMaxLength)
   query!: string;
 
-  @ApiPropertyOptional({ description: `How many tools to return (1 to ${MAX_SEARCH_LIMIT}, default 10)`, minimum: 1, maximum: MAX_SEARCH_LIMIT })
+  @ApiPropertyOptional({ description: `How many tools to return (1 to ${searchLimitMax}, default ${searchLimitDefault})`, minimum: 1, maximum: searchLimitMax })
   @IsOptionalNotNull()
   @IsInt()
   @Min(1)
-  @Max(MAX_SEARCH_LIMIT)
+  @Max(searchLimitMax)
   limit?: number;
 
   @ApiPropertyOptional({
     description: 'Only tools of servers of these kinds: canonical names or numbers',
     type: 'array',
     items: { oneOf: [{ type: 'string', enum: KIND_WIRE_NAMES }, { type: 'integer', minimum: 1, maximum: 5 }] },
-    maxItems: 5,
+    maxItems: kindsMaxItems,
   })
   @IsOptionalNotNull()
   @IsArray()
-  @ArrayMaxSize(5)
+  @ArrayMaxSize(kindsMaxItems)
   @IsWireKind({ each: true })
   kinds?: (string | number)[];
 
-  @ApiPropertyOptional({ description: 'Only tools of these servers (their serverId)', type: [String], maxItems: 100 })
+  @ApiPropertyOptional({ description: 'Only tools of these servers (their serverId)', type: [String], maxItems: serverIdsMaxItems })
   @IsOptionalNotNull()
   @IsArray()
-  @ArrayMaxSize(100)
+  @ArrayMaxSize(serverIdsMaxItems)
   @IsEntityId({ each: true })
   serverIds?: string[];
 }
@@ -76,10 +76,10 @@ export class CallToolRequestDto {
   @IsEntityId()
   serverId!: string;
 
-  @ApiProperty({ description: 'The tool name exactly as discovered', maxLength: 256 })
+  @ApiProperty({ description: 'The tool name exactly as discovered', maxLength: toolNameMaxLength })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(256)
+  @MaxLength(toolNameMaxLength)
   toolName!: string;
 
   @ApiPropertyOptional({ description: "Arguments matching the tool's inputSchema (passed to the tool as they are)", type: 'object', additionalProperties: true })

@@ -1,5 +1,5 @@
-import { KIND_WIRE_NAMES, STATUS_WIRE_NAMES } from '@app/domain';
-import { MAX_PAGE_SIZE } from '@app/database';
+import { KIND_WIRE_NAMES, REQUEST_LIMITS, STATUS_WIRE_NAMES } from '@app/domain';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '@app/database';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsEntityId } from '../common/ids';
@@ -29,17 +29,17 @@ export class ListServersRpcDto {
   @IsWireStatus()
   status?: string | number;
 
-  @ApiPropertyOptional({ description: `Servers per page (1 to ${MAX_PAGE_SIZE}, default 50)`, minimum: 1, maximum: MAX_PAGE_SIZE })
+  @ApiPropertyOptional({ description: `Servers per page (1 to ${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE})`, minimum: 1, maximum: MAX_PAGE_SIZE })
   @IsOptionalNotNull()
   @IsInt()
   @Min(1)
   @Max(MAX_PAGE_SIZE)
   pageSize?: number;
 
-  @ApiPropertyOptional({ description: 'nextPageToken of the previous page' })
+  @ApiPropertyOptional({ description: 'nextPageToken of the previous page', maxLength: REQUEST_LIMITS.pageTokenMaxLength })
   @IsOptionalNotNull()
   @IsString()
-  @MaxLength(512)
+  @MaxLength(REQUEST_LIMITS.pageTokenMaxLength)
   pageToken?: string;
 }
 

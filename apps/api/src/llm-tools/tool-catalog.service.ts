@@ -1,6 +1,6 @@
 import { CatalogRepository, CatalogServerRow, CatalogToolRow } from '@app/database';
 import { RUNTIME, Runtime } from '@app/platform';
-import { InvalidInputError, isAdmin, parseKind, Principal, ServerKind, ToolDefinition } from '@app/domain';
+import { isAdmin, parseKinds, Principal, REQUEST_LIMITS, ServerKind, ToolDefinition } from '@app/domain';
 import type { SearchToolsInput, SearchToolsResult } from '@app/mcp-server';
 import { ToolSearchIndex } from '@app/search';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
@@ -127,14 +127,10 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
 
   /** The best tools for a task among those the caller may see, with their definitions ready for a model. */
   async search(principal: Principal, input: SearchToolsInput): Promise<SearchToolsResult> {
-    const kinds = input.kinds?.map((k) => {
-      const kind = parseKind(k);
-      if (!kind) throw new InvalidInputError(`kinds: ${String(k)} is not a server kind`, [{ field: 'kinds', message: 'must be server kinds' }]);
-      return kind;
-    });
+    const kinds = parseKinds(input.kinds);
     await this.loaded;
     const hits = this.index.search(input.query, {
-      limit: input.limit ?? 10,
+      limit: input.limit ?? REQUEST_LIMITS.searchLimitDefault,
       kinds,
       serverIds: input.serverIds,
       visible: isAdmin(principal) ? () => true : { tenantId: principal.tenantId },
