@@ -1,28 +1,15 @@
 import { createRegistryMcpServer, registryVersion } from '@app/mcp-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
+import { inspector as inspectorCli } from '../support/mcp-clients';
 import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 import { startTestApp, TestApp } from '../support/app';
 import { CallFixture, startCallFixture } from './call-fixtures';
 import { eventually, mcpClient, registerAndDiscover, structured } from './helpers';
 
-const run = promisify(execFile);
-const INSPECTOR = join(__dirname, '..', '..', 'node_modules/@modelcontextprotocol/inspector-cli/build/cli.js');
-
-/** `@modelcontextprotocol/inspector-cli` in CLI mode against the registry's /mcp, as a person would run it. */
-async function inspector(t: TestApp, key: string, args: string[]): Promise<any> {
-  const { stdout } = await run(
-    process.execPath,
-    [INSPECTOR, '--cli', `${t.baseUrl}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${key}`, ...args],
-    // It finds its own package.json by a path relative to the working directory: run it from its build directory.
-    { timeout: 30_000, cwd: dirname(INSPECTOR), env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` } },
-  );
-  return JSON.parse(stdout);
-}
+/** `@modelcontextprotocol/inspector-cli` against the registry's /mcp. */
+const inspector = (t: TestApp, key: string, args: string[]) => inspectorCli(`${t.baseUrl}/mcp`, key, args);
 
 const initialize = {
   jsonrpc: '2.0',

@@ -299,7 +299,9 @@ export function registryDefinition(tools: RegistryTools | undefined, principal: 
     },
     resources: {
       async list(cursor) {
-        const { tools: t, principal: p } = needScope();
+        // Listed without a caller (discovery of the INTERNAL server), there are no servers to show.
+        if (!scoped) return { resources: [] };
+        const { tools: t, principal: p } = scoped;
         const page = await t.listServers(p, { pageSize: RESOURCE_PAGE, pageToken: cursor }).catch((err: unknown) => {
           if (err instanceof DomainError) throw new McpDefinitionError(INVALID_PARAMS, `invalid cursor: ${err.message}`);
           throw err;
