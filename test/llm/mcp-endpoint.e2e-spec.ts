@@ -2,7 +2,7 @@ import { createRegistryMcpServer, registryVersion } from '@app/mcp-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { request as httpRequest } from 'node:http';
-import { inspector as inspectorCli } from '../support/mcp-clients';
+import { inspector as inspectorCli, inspectorCall } from '../support/mcp-clients';
 import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 import { startTestApp, TestApp } from '../support/app';
 import { CallFixture, startCallFixture } from './call-fixtures';
@@ -106,18 +106,7 @@ describe('the MCP endpoint /mcp', () => {
     const list = await inspector(t, a.key, ['--method', 'tools/call', '--tool-name', 'list_servers', '--tool-arg', 'pageSize=10']);
     expect(list.structuredContent.servers.map((s: { name: string }) => s.name)).toContain('echoes');
 
-    const called = await inspector(t, a.key, [
-      '--method',
-      'tools/call',
-      '--tool-name',
-      'call_tool',
-      '--tool-arg',
-      `serverId=${serverId}`,
-      '--tool-arg',
-      'toolName=echo',
-      '--tool-arg',
-      'arguments={"message":"from the inspector"}',
-    ]);
+    const called = await inspectorCall(`${t.baseUrl}/mcp`, a.key, 'call_tool', { serverId, toolName: 'echo', arguments: { message: 'from the inspector' } });
     expect(called.content).toEqual([{ type: 'text', text: 'Echo: from the inspector' }]);
   });
 

@@ -1,7 +1,7 @@
 import { CallFixture, startCallFixture } from '../llm/call-fixtures';
 import { registerAndDiscover } from '../llm/helpers';
 import { startTestApp, TestApp } from '../support/app';
-import { inspector, pythonClient, pythonMcp, sdk1Client, sdk2Client } from '../support/mcp-clients';
+import { inspector, inspectorCall, pythonClient, pythonMcp, sdk1Client, sdk2Client } from '../support/mcp-clients';
 import { makeTenant, TenantKey } from '../support/tenants';
 
 const TOOLS = ['call_tool', 'get_server_info', 'list_servers', 'search_tools'];
@@ -55,18 +55,7 @@ describe('/mcp with every kind of client', () => {
   it('@modelcontextprotocol/inspector-cli lists and calls the tools', async () => {
     const listed = await inspector(url, a.key, ['--method', 'tools/list']);
     expect(listed.tools.map((x: { name: string }) => x.name).sort()).toEqual(TOOLS);
-    const called = await inspector(url, a.key, [
-      '--method',
-      'tools/call',
-      '--tool-name',
-      'call_tool',
-      '--tool-arg',
-      `serverId=${serverId}`,
-      '--tool-arg',
-      'toolName=echo',
-      '--tool-arg',
-      'arguments={"message":"from the inspector"}',
-    ]);
+    const called = await inspectorCall(url, a.key, 'call_tool', echo('from the inspector'));
     expect(called.content).toEqual([{ type: 'text', text: 'Echo: from the inspector' }]);
   });
 

@@ -61,3 +61,9 @@ export async function pythonClient(
   const { stdout } = await run(python, [PYTHON_CLIENT, url, key, era, tool, JSON.stringify(args)], { timeout: 60_000 });
   return JSON.parse(stdout);
 }
+
+/** inspector-cli's tools/call of one tool; each argument is given as `name=value` (objects as JSON). */
+export function inspectorCall(url: string, key: string, tool: string, args: Record<string, unknown>): Promise<any> {
+  const pairs = Object.entries(args).flatMap(([name, value]) => ['--tool-arg', `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`]);
+  return inspector(url, key, ['--method', 'tools/call', '--tool-name', tool, ...pairs]);
+}
