@@ -6,6 +6,7 @@ import { HttpDrain } from './http/http-drain';
 import { ProblemFilter } from './http/problem.filter';
 import { McpEndpointModule } from './mcp/mcp-endpoint.module';
 import { RestApiModule } from './rest-api.module';
+import { VirtualServerModule } from './virtual-servers/virtual-server.module';
 
 @Module({})
 export class AppModule {
@@ -18,6 +19,7 @@ export class AppModule {
         HealthModule,
         RestApiModule,
         McpEndpointModule,
+        VirtualServerModule,
         ...extra,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }, HttpDrain],

@@ -61,3 +61,11 @@ export {
   parseRegistryChange,
 } from './registry-changes';
 export { ServerEventInput, ServerEventType, SERVER_EVENT_TYPES, serverEventInsert } from './repositories/server-events';
+export {
+  VirtualServerRepository,
+  VirtualServerRecord,
+  VirtualServerMember,
+  VirtualServerCreate,
+  VirtualServerChange,
+  MemberServer,
+} from './repositories/virtual-server.repository';

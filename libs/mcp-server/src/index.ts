@@ -19,7 +19,7 @@ export {
   CALL_TOOL_DESCRIPTION,
 } from './registry-mcp-server';
 export { RegistryServerModule, RegistryServerRegistration, REGISTRY_TOOLS, registryVersion } from './registry-server.module';
-export { registryDefinition, SERVER_RESOURCE_TEMPLATE, serverResourceUri } from './registry-mcp-server';
+export { registryDefinition, SERVER_RESOURCE_TEMPLATE, serverResourceUri, asToolError, forwardingProgress } from './registry-mcp-server';
 export {
   McpServerDefinition,
   McpCallContext,

@@ -4,7 +4,7 @@ import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-sc
 import type { CallToolResult, GetPromptResult, Prompt, Resource, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { legacyServerOf } from './definition-servers';
-import { RegistryTools } from './registry-tools';
+import { CallToolContext, RegistryTools } from './registry-tools';
 import { completion, INVALID_PARAMS, McpCallContext, McpCompletion, McpCompletionRequest, McpDefinitionError, McpServerDefinition } from './server-definition';
 
 export const REGISTRY_SERVER_NAME = 'mcp-registry';
@@ -102,11 +102,23 @@ function json(value: unknown): CallToolResult {
 }
 
 /** Errors the model should see and act on come back as isError results, not protocol failures. */
-function asToolError(err: unknown): CallToolResult {
+export function asToolError(err: unknown): CallToolResult {
   if (err instanceof DomainError) {
     return { isError: true, content: [{ type: 'text', text: `${err.title}: ${err.message}` }] };
   }
   throw err;
+}
+
+/**
+ * Runs a tool call for an MCP request: cancelled when the request is, and the upstream server's progress
+ * forwarded as it comes to a caller who asked for it, all of it before the result, as the server sent it.
+ */
+export async function forwardingProgress(context: McpCallContext, call: (callContext: CallToolContext) => Promise<CallToolResult>): Promise<CallToolResult> {
+  const forwarded: Promise<void>[] = [];
+  const progress = context.progress;
+  const result = await call({ channel: 'mcp', signal: context.signal, onProgress: progress ? (update) => forwarded.push(progress(update)) : undefined });
+  await Promise.all(forwarded);
+  return result;
 }
 
 interface RegistryTool {
@@ -137,18 +149,7 @@ const TOOLS: Record<string, RegistryTool> = {
     description: CALL_TOOL_DESCRIPTION,
     input: CALL_TOOL_INPUT,
     annotations: { title: 'Call a tool', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    run: async (t, p, args: z.infer<typeof CALL_TOOL_INPUT>, context) => {
-      // Progress is forwarded as it comes, and all of it is sent before the result, as the server sent it.
-      const forwarded: Promise<void>[] = [];
-      const progress = context.progress;
-      const result = await t.callTool(p, args, {
-        channel: 'mcp',
-        signal: context.signal,
-        onProgress: progress ? (update) => forwarded.push(progress(update)) : undefined,
-      });
-      await Promise.all(forwarded);
-      return result;
-    },
+    run: (t, p, args: z.infer<typeof CALL_TOOL_INPUT>, context) => forwardingProgress(context, (callContext) => t.callTool(p, args, callContext)),
   },
 };
 

@@ -8,7 +8,7 @@ export type AuditActor = Principal | { type: 'system'; source: string };
 
 export interface AuditEntry {
   action: string;
-  resourceType: 'tenant' | 'api-key' | 'server' | 'catalog' | 'catalog-source';
+  resourceType: 'tenant' | 'api-key' | 'server' | 'catalog' | 'catalog-source' | 'virtual-server';
   resourceId: string;
   /** The tenant the resource belongs to (null for the platform's). */
   tenantId: string | null;

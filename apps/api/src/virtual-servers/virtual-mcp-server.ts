@@ -1,0 +1,36 @@
+import { VirtualServerRecord } from '@app/database';
+import { asToolError, CallToolContext, CallToolInput, forwardingProgress, INVALID_PARAMS, McpDefinitionError, McpServerDefinition } from '@app/mcp-server';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { VirtualTool } from './virtual-tools.service';
+
+/** What a virtual server's definition needs of the rest of the registry, scoped to one caller. */
+export interface VirtualServerBackend {
+  /** The tools listed now. */
+  tools(): Promise<VirtualTool[]>;
+  /** A call, routed exactly as call_tool routes one (scope, liveness, limits, audit). */
+  call(input: CallToolInput, context: CallToolContext): Promise<CallToolResult>;
+}
+
+/**
+ * A virtual server as an MCP server definition for one caller: its tools listed directly under their
+ * prefixed names, a call of one of them sent to its member server's tool. A name it does not list (now) is
+ * an unknown tool (invalid params); a call the registry refuses is the tool's isError result, saying why.
+ */
+export function virtualDefinition(virtual: VirtualServerRecord, version: string, backend: VirtualServerBackend): McpServerDefinition {
+  return {
+    info: { name: virtual.name, version, ...(virtual.description ? { description: virtual.description } : {}) },
+    ...(virtual.description ? { instructions: virtual.description } : {}),
+    tools: {
+      list: async () => (await backend.tools()).map((t) => t.definition as Tool),
+      async call(name, args, context) {
+        const tool = (await backend.tools()).find((t) => t.name === name);
+        if (!tool) throw new McpDefinitionError(INVALID_PARAMS, `Unknown tool: ${name} is not a tool of virtual server "${virtual.name}" now; tools/list lists them`);
+        try {
+          return await forwardingProgress(context, (callContext) => backend.call({ serverId: tool.serverId, toolName: tool.toolName, arguments: args ?? {} }, callContext));
+        } catch (err) {
+          return asToolError(err);
+        }
+      },
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { VirtualServerRepository } from '@app/database';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { McpChangeStreams } from '../mcp/mcp-change-streams.service';
+
+/** How often a replica holding change streams looks for virtual servers changed on another replica. */
+export const VIRTUAL_CHANGE_POLL_MS = 1000;
+
+/**
+ * A virtual server changed through another replica reaches no catalog change feed (its members did not
+ * change), so while this replica holds change streams it reads a mark of all virtual servers about once a
+ * second and has the streams checked again when the mark moved. Changes through this replica are rechecked
+ * at once by the service that makes them.
+ */
+@Injectable()
+export class VirtualServerChanges implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(VirtualServerChanges.name);
+  private timer?: NodeJS.Timeout;
+  private mark?: string;
+  private stopped = false;
+
+  constructor(
+    private readonly repository: VirtualServerRepository,
+    private readonly streams: McpChangeStreams,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule();
+  }
+
+  onModuleDestroy(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.poll().finally(() => this.schedule()), VIRTUAL_CHANGE_POLL_MS);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    if (this.streams.size === 0) {
+      this.mark = undefined;
+      return;
+    }
+    try {
+      const mark = await this.repository.changeMark();
+      if (this.mark !== undefined && mark !== this.mark) this.streams.recheck();
+      this.mark = mark;
+    } catch (err) {
+      this.logger.debug({ err: (err as Error).message }, 'virtual servers could not be read for changes; trying again');
+    }
+  }
+}

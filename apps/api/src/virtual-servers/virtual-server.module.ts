@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { LlmToolsModule } from '../llm-tools/llm-tools.module';
+import { VirtualMcpController } from './virtual-mcp.controller';
+import { VirtualMcpService } from './virtual-mcp.service';
+import { VirtualServerController } from './virtual-server.controller';
+import { VirtualServerService } from './virtual-server.service';
+import { VirtualServerChanges } from './virtual-server-changes';
+import { VirtualToolsService } from './virtual-tools.service';
+
+/** Virtual servers: their REST API and their MCP endpoints (/mcp/v/{id}, on the MCP endpoint seam). */
+@Module({
+  imports: [AuditModule, LlmToolsModule],
+  controllers: [VirtualServerController, VirtualMcpController],
+  providers: [VirtualServerService, VirtualToolsService, VirtualMcpService, VirtualServerChanges],
+})
+export class VirtualServerModule {}

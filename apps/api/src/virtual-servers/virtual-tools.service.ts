@@ -1,0 +1,66 @@
+import { ToolRepository, VirtualServerRecord } from '@app/database';
+import { Principal, ToolDefinition } from '@app/domain';
+import { Injectable } from '@nestjs/common';
+import { ToolCatalogService } from '../llm-tools/tool-catalog.service';
+import { memberPrefixes, nameTools } from './virtual-tool-names';
+
+/** One tool as a virtual server lists it: under its listed name, routed to its server's tool. */
+export interface VirtualTool {
+  name: string;
+  serverId: string;
+  toolName: string;
+  definition: ToolDefinition & { _meta: Record<string, unknown> };
+}
+
+/** Where a listed tool came from, in its _meta (clients show it; nothing routes by it). */
+export const SOURCE_META = 'io.mcp-registry/source';
+
+/**
+ * The tools of a virtual server for one caller: those of its members that are live now (enabled, and their
+ * last discovery succeeded: the tool catalog's view), in member order and each server's own order, under
+ * names made unique by a per-server prefix (see virtual-tool-names). The prefixes are made from every
+ * member, live or not, so that a server going down and coming back changes nobody else's names.
+ */
+@Injectable()
+export class VirtualToolsService {
+  constructor(
+    private readonly catalog: ToolCatalogService,
+    private readonly toolRepository: ToolRepository,
+  ) {}
+
+  async tools(principal: Principal, virtual: VirtualServerRecord): Promise<VirtualTool[]> {
+    await this.catalog.ready();
+    const prefixes = memberPrefixes(distinctServers(virtual));
+    const live = [...new Set(virtual.members.map((m) => m.serverId))].filter((id) => this.catalog.find(principal, id) !== undefined);
+    const definitions = await this.toolRepository.listByServers(live);
+    const picked: { serverId: string; toolName: string; definition: ToolDefinition }[] = [];
+    const seen = new Set<string>();
+    const add = (serverId: string, definition: ToolDefinition) => {
+      const key = `${serverId}\u0000${definition.name}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      picked.push({ serverId, toolName: definition.name, definition });
+    };
+    for (const m of virtual.members) {
+      const tools = definitions.get(m.serverId);
+      if (!tools) continue;
+      if (m.toolName === null) for (const d of tools) add(m.serverId, d);
+      else {
+        const d = tools.find((t) => t.name === m.toolName);
+        if (d) add(m.serverId, d);
+      }
+    }
+    const named = nameTools(picked, prefixes);
+    return named.map((n, i) => {
+      const d = picked[i].definition;
+      const meta = { ...(d as { _meta?: Record<string, unknown> })._meta, [SOURCE_META]: { serverId: n.serverId, toolName: n.toolName } };
+      return { ...n, definition: { ...d, name: n.name, _meta: meta } };
+    });
+  }
+}
+
+function distinctServers(virtual: VirtualServerRecord): { id: string; name: string }[] {
+  const out = new Map<string, string>();
+  for (const m of virtual.members) if (!out.has(m.serverId)) out.set(m.serverId, m.serverName);
+  return [...out].map(([id, name]) => ({ id, name }));
+}

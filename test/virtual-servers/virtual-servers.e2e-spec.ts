@@ -1,0 +1,199 @@
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { McpChangeStreams } from '../../apps/api/src/mcp/mcp-change-streams.service';
+import { everythingStdio, memoryStdio } from '../fixtures/reference-servers';
+import { startTestApp, TestApp } from '../support/app';
+import { registerServer, settled, waitFor } from '../support/servers';
+import { expectProblem, fields, makeTenant, TenantKey } from '../support/tenants';
+import { rpc, sdk1Client, sdk2Client } from './clients';
+
+type Text = { type: string; text?: string };
+
+describe('virtual servers made of server-everything (stdio) and server-memory, through real clients', () => {
+  let t: TestApp;
+  let a: TenantKey;
+  let b: TenantKey;
+  let everything: string;
+  let memory: string;
+  let virtualId: string;
+  let memoryDir: string;
+
+  beforeAll(async () => {
+    memoryDir = mkdtempSync(join(tmpdir(), 'mcpr-virtual-memory-'));
+    t = await startTestApp({ env: { DISCOVERY_TIMEOUT_MS: '20000' } });
+    [a, b] = await Promise.all([makeTenant(t), makeTenant(t)]);
+    everything = (await registerServer(t, { name: 'everything', kind: 'BUILT_IN', transport: 'stdio', ...everythingStdio() })).id;
+    memory = (
+      await registerServer(t, { name: 'memory', kind: 'BUILT_IN', transport: 'stdio', ...memoryStdio(), env: { MEMORY_FILE_PATH: join(memoryDir, 'memory.jsonl') } })
+    ).id;
+    for (const id of [everything, memory]) expect((await settled(t, id, 60_000)).status).toBe('CONNECTED');
+    const made = await t.request('POST', '/api/v1/virtual-servers', { key: a.key, body: { name: 'assistant', description: 'Echo and remember', servers: [everything, memory] } });
+    expect(made.status).toBe(201);
+    virtualId = made.body.id;
+    // Each replica's tool catalog hears of a discovery within about a second.
+    await waitFor('both members listed', async () => {
+      const listed = await t.request('GET', `/api/v1/virtual-servers/${virtualId}/tools`, { key: a.key });
+      const servers = new Set((listed.body.tools as { serverId: string }[]).map((x) => x.serverId));
+      return servers.has(everything) && servers.has(memory);
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+    rmSync(memoryDir, { recursive: true, force: true });
+  });
+
+  it('answers the virtual server as made, and records its making in the audit log', async () => {
+    const got = await t.request('GET', `/api/v1/virtual-servers/${virtualId}`, { key: a.key });
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ id: virtualId, name: 'assistant', description: 'Echo and remember', tenantId: a.tenantId, servers: [everything, memory], tools: [], endpoint: `/mcp/v/${virtualId}` });
+    const list = await t.request('GET', '/api/v1/virtual-servers', { key: a.key });
+    expect(list.body.virtualServers.map((v: { id: string }) => v.id)).toEqual([virtualId]);
+    const audit = await t.request('GET', `/api/v1/audit?resourceId=${virtualId}`);
+    expect(audit.body.events).toEqual([expect.objectContaining({ action: 'virtual-server.create', tenantId: a.tenantId, detail: { name: 'assistant', servers: 2, tools: 0 } })]);
+  });
+
+  it('lists and calls the tools of both servers through the TypeScript SDK 1.x client', async () => {
+    const client = await sdk1Client(t, virtualId, a.key);
+    try {
+      const { tools } = await client.listTools();
+      const names = tools.map((x) => x.name);
+      expect(names).toEqual(expect.arrayContaining(['everything__echo', 'everything__get-sum', 'memory__create_entities', 'memory__read_graph']));
+      for (const n of names) expect(n).toMatch(/^(everything|memory)__[A-Za-z0-9_-]+$/);
+      expect(new Set(names).size).toBe(names.length);
+      // Members in the order given: every tool of the first before any of the second.
+      const lastEverything = names.map((n) => n.startsWith('everything__')).lastIndexOf(true);
+      expect(names.findIndex((n) => n.startsWith('memory__'))).toBe(lastEverything + 1);
+      const echo = await client.callTool({ name: 'everything__echo', arguments: { message: 'hello from a virtual server' } });
+      expect((echo.content as Text[])[0].text).toContain('hello from a virtual server');
+      await client.callTool({ name: 'memory__create_entities', arguments: { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] } });
+      const graph = await client.callTool({ name: 'memory__read_graph', arguments: {} });
+      expect(JSON.stringify(graph.content)).toContain('wrote the first program');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it.each([
+    ['legacy', '2025-11-25'],
+    ['auto', '2026-07-28'],
+    ['2026-07-28', '2026-07-28'],
+  ] as const)('lists and calls its tools through the 2.x client (%s negotiation: revision %s)', async (mode, revision) => {
+    const client = await sdk2Client(t, virtualId, a.key, mode);
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe(revision);
+      const { tools } = await client.listTools();
+      expect(tools.map((x) => x.name)).toEqual(expect.arrayContaining(['everything__echo', 'memory__read_graph']));
+      const sum = await client.callTool({ name: 'everything__get-sum', arguments: { a: 2, b: 40 } });
+      expect(JSON.stringify(sum.content)).toContain('42');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a name it does not list as an unknown tool (invalid params)', async () => {
+    const unknown = await rpc(t, `/mcp/v/${virtualId}`, a.key, 'tools/call', { name: 'everything__no-such-tool', arguments: {} });
+    expect(unknown.body.error).toMatchObject({ code: -32602 });
+    expect(unknown.body.error.message).toContain('everything__no-such-tool');
+  });
+
+  it("keeps a tenant from another tenant's virtual servers and from building on another tenant's servers", async () => {
+    expectProblem(await t.request('GET', `/api/v1/virtual-servers/${virtualId}`, { key: b.key }), 404);
+    expectProblem(await t.request('POST', `/mcp/v/${virtualId}`, { key: b.key, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } }), 404);
+    expect((await t.request('GET', '/api/v1/virtual-servers', { key: b.key })).body.virtualServers).toEqual([]);
+    // Tenant A's own server: tenant B may neither build on it nor tell it from a server that does not exist.
+    const own = await t.runtime.prisma.server.create({
+      data: { id: randomUUID(), tenantId: a.tenantId, ownerScope: a.tenantId, name: 'a-private', kind: 'CUSTOM', transport: 'STREAMABLE_HTTP', url: 'https://a.example.com/mcp' },
+    });
+    const foreign = await t.request('POST', '/api/v1/virtual-servers', { key: b.key, body: { name: 'steal', servers: [own.id] } });
+    const missing = await t.request('POST', '/api/v1/virtual-servers', { key: b.key, body: { name: 'steal', servers: [randomUUID()] } });
+    expectProblem(foreign, 400);
+    expect(fields(foreign.body)).toEqual(['servers.0']);
+    expect(foreign.body.errors[0].message).toBe(missing.body.errors[0].message);
+    const tool = await t.request('POST', '/api/v1/virtual-servers', { key: b.key, body: { name: 'steal', tools: [{ serverId: own.id, toolName: 'x' }] } });
+    expect(fields(tool.body)).toEqual(['tools.0.serverId']);
+    // The platform's virtual servers are made of platform servers only.
+    const platform = await t.request('POST', '/api/v1/virtual-servers', { body: { name: 'platform-mix', servers: [everything, own.id] } });
+    expectProblem(platform, 400);
+    expect(fields(platform.body)).toEqual(['servers.1']);
+    // Tenant B cannot change or delete tenant A's either (404, as if it did not exist).
+    expectProblem(await t.request('PATCH', `/api/v1/virtual-servers/${virtualId}`, { key: b.key, body: { name: 'mine' } }), 404);
+    expectProblem(await t.request('DELETE', `/api/v1/virtual-servers/${virtualId}`, { key: b.key }), 404);
+  });
+
+  it('refuses bad input with problem documents naming each field, and changes nothing', async () => {
+    const cases: [unknown, string[]][] = [
+      [{ servers: [everything] }, ['name']],
+      [{ name: 'x', servers: ['not-an-id'] }, ['servers']],
+      [{ name: 'x', servers: [everything, everything] }, ['servers.1']],
+      [{ name: 'x', servers: [everything], tools: [{ serverId: everything, toolName: 'echo' }] }, ['tools.0.serverId']],
+      [{ name: 'x', tools: [{ serverId: everything, toolName: 'echo' }, { serverId: everything, toolName: 'echo' }] }, ['tools.1']],
+      [{ name: 'x', tools: [{ serverId: everything, toolName: 'no-such-tool' }] }, ['tools.0.toolName']],
+      [{ name: 'x' }, ['servers']],
+      [{ name: 'x', servers: [everything], extra: true }, ['extra']],
+    ];
+    for (const [body, expected] of cases) {
+      const res = await t.request('POST', '/api/v1/virtual-servers', { key: a.key, body });
+      expectProblem(res, 400);
+      expect({ body, fields: fields(res.body) }).toEqual({ body, fields: expected });
+    }
+    expectProblem(await t.request('POST', '/api/v1/virtual-servers', { key: a.key, body: { name: 'assistant', servers: [everything] } }), 409);
+    expect((await t.request('GET', '/api/v1/virtual-servers', { key: a.key })).body.virtualServers).toHaveLength(1);
+  });
+
+  it("lets the admin make the platform's virtual servers, which every tenant may use and none may change", async () => {
+    const made = await t.request('POST', '/api/v1/virtual-servers', { body: { name: 'echo-only', tools: [{ serverId: everything, toolName: 'echo' }] } });
+    expect(made.status).toBe(201);
+    expect(made.body.tenantId).toBeNull();
+    const client = await sdk1Client(t, made.body.id, b.key);
+    try {
+      expect((await client.listTools()).tools.map((x) => x.name)).toEqual(['everything__echo']);
+    } finally {
+      await client.close();
+    }
+    expectProblem(await t.request('PATCH', `/api/v1/virtual-servers/${made.body.id}`, { key: b.key, body: { name: 'mine' } }), 403);
+    expect((await t.request('DELETE', `/api/v1/virtual-servers/${made.body.id}`)).status).toBe(204);
+    const audit = await t.request('GET', `/api/v1/audit?resourceId=${made.body.id}`);
+    expect(audit.body.events.map((e: { action: string }) => e.action)).toEqual(['virtual-server.delete', 'virtual-server.create']);
+  });
+
+  it('drops a disabled member from tools/list within seconds and tells a connected 2025-era client', async () => {
+    const client = await sdk1Client(t, virtualId, a.key);
+    let told = 0;
+    const notified = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+        told++;
+        resolve();
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.some((x) => x.name.startsWith('memory__'))).toBe(true);
+      // The standalone stream is open once the server holds it.
+      await waitFor('the event stream', async () => streamCount(t) > 0, 10_000, 50);
+      const started = Date.now();
+      expect((await t.request('PATCH', `/api/v1/servers/${memory}`, { body: { enabled: false } })).status).toBe(200);
+      await notified;
+      const tookMs = Date.now() - started;
+      const { tools } = await client.listTools();
+      expect(tools.some((x) => x.name.startsWith('memory__'))).toBe(false);
+      expect(tools.some((x) => x.name === 'everything__echo')).toBe(true);
+      expect(told).toBe(1);
+      expect(tookMs).toBeLessThan(5000);
+      process.stdout.write(`\nlist_changed after disabling a member: ${tookMs} ms\n`);
+      // Enabled again: rediscovered, listed again under the same names, and told again.
+      expect((await t.request('PATCH', `/api/v1/servers/${memory}`, { body: { enabled: true } })).status).toBe(200);
+      await settled(t, memory, 60_000);
+      await waitFor('a second notification', async () => told >= 2, 15_000);
+      expect((await client.listTools()).tools.some((x) => x.name === 'memory__read_graph')).toBe(true);
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+});
+
+/** Change streams held by the app. */
+function streamCount(t: TestApp): number {
+  return t.app.get(McpChangeStreams, { strict: false }).size;
+}
