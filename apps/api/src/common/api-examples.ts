@@ -1,5 +1,5 @@
-import { Type } from '@nestjs/common';
-import { ApiBody, ApiBodyOptions } from '@nestjs/swagger';
+import { applyDecorators, Type } from '@nestjs/common';
+import { ApiBody, ApiBodyOptions, ApiOkResponse, ApiProduces } from '@nestjs/swagger';
 
 /**
  * The examples /docs shows: real requests the API accepts as they are, and answers as it gives them.
@@ -217,3 +217,14 @@ export function ApiJsonBody(type: Type, examples: Record<string, { summary: stri
 
 /** One named example. */
 export const example = (summary: string, value: unknown) => ({ [summary.split(' ')[0].toLowerCase()]: { summary, value } });
+
+/** The success of an MCP POST: a JSON-RPC answer, or an event stream (progress), or 202 for notifications. */
+export function ApiMcpAnswer(example: unknown): MethodDecorator {
+  return applyDecorators(
+    ApiProduces('application/json', 'text/event-stream'),
+    ApiOkResponse({
+      description: 'The JSON-RPC answer (202 with no body for notifications)',
+      content: { 'application/json': { schema: { type: 'object', additionalProperties: true }, example } },
+    }),
+  );
+}

@@ -1,10 +1,10 @@
 import { Principal } from '@app/domain';
 import { REGISTRY_TOOLS, registryDefinition, RegistryTools, registryVersion } from '@app/mcp-server';
 import { Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/auth.decorators';
-import { SEARCH_TOOLS_ANSWER_EXAMPLE } from '../common/api-examples';
+import { ApiMcpAnswer, SEARCH_TOOLS_ANSWER_EXAMPLE } from '../common/api-examples';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
 import { McpRoute } from './mcp-change-streams.service';
 import { McpEndpoint } from './mcp-endpoint.service';
@@ -61,22 +61,10 @@ export class McpController {
       },
     },
   })
-  @ApiProduces('application/json', 'text/event-stream')
-  @ApiOkResponse({
-    description: 'The JSON-RPC answer (202 with no body for notifications)',
-    content: {
-      'application/json': {
-        schema: { type: 'object', additionalProperties: true },
-        example: {
-          jsonrpc: '2.0',
-          id: 1,
-          result: {
-            content: [{ type: 'text', text: JSON.stringify(SEARCH_TOOLS_ANSWER_EXAMPLE) }],
-            structuredContent: SEARCH_TOOLS_ANSWER_EXAMPLE,
-          },
-        },
-      },
-    },
+  @ApiMcpAnswer({
+    jsonrpc: '2.0',
+    id: 1,
+    result: { content: [{ type: 'text', text: JSON.stringify(SEARCH_TOOLS_ANSWER_EXAMPLE) }], structuredContent: SEARCH_TOOLS_ANSWER_EXAMPLE },
   })
   @ApiProblems(400, 403)
   async post(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {

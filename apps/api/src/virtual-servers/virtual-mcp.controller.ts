@@ -1,8 +1,9 @@
 import { Principal } from '@app/domain';
 import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/auth.decorators';
+import { ApiMcpAnswer } from '../common/api-examples';
 import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
 import { IdParam } from '../common/ids';
 import { EXAMPLE_VIRTUAL_ID } from './virtual-server.examples';
@@ -35,16 +36,7 @@ export class VirtualMcpController {
       },
     },
   })
-  @ApiProduces('application/json', 'text/event-stream')
-  @ApiOkResponse({
-    description: 'The JSON-RPC answer (202 with no body for notifications)',
-    content: {
-      'application/json': {
-        schema: { type: 'object', additionalProperties: true },
-        example: { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'Echo: hello' }] } },
-      },
-    },
-  })
+  @ApiMcpAnswer({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'Echo: hello' }] } })
   @ApiProblems(400, 403, 404)
   async post(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the virtual server', EXAMPLE_VIRTUAL_ID) id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     await this.endpoint.serve(principal, id, req, res);

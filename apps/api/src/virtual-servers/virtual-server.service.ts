@@ -2,14 +2,8 @@ import { DEFAULT_PAGE_SIZE, ReadScope, ToolRepository, VirtualServerMember, Virt
 import { FieldError, ForbiddenError, InvalidInputError, NotFoundError, Principal, timeOrderedUuid } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
-import {
-  CreateVirtualServerDto,
-  ListVirtualServersQueryDto,
-  UpdateVirtualServerDto,
-  VirtualServerDto,
-  VirtualServerPageDto,
-  VirtualToolListDto,
-} from './virtual-server.dto';
+import type { CreateVirtualServerDto, ListVirtualServersQueryDto, UpdateVirtualServerDto } from './virtual-server.dto';
+import type { VirtualServerDto, VirtualServerPageDto, VirtualToolListDto } from './virtual-server.dto';
 import { McpChangeStreams } from '../mcp/mcp-change-streams.service';
 import { VirtualToolsService } from './virtual-tools.service';
 

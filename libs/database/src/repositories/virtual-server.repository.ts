@@ -46,19 +46,12 @@ export interface MemberServer {
   tenantId: string | null;
 }
 
-interface Row {
-  id: string;
-  tenant_id: string | null;
-  name: string;
-  description: string | null;
-  created_at: Date;
-  updated_at: Date;
-  members: { serverId: string; toolName: string | null; serverName: string }[] | null;
-}
+/** A row as COLUMNS reads it: the record's shape already, members null when there are none. */
+type Row = Omit<VirtualServerRecord, 'members'> & { members: VirtualServerRecord['members'] | null };
 
 const LIST = 'virtual-servers';
 
-const COLUMNS = `v.id, v.tenant_id, v.name, v.description, v.created_at, v.updated_at,
+const COLUMNS = `v.id, v.tenant_id AS "tenantId", v.name, v.description, v.created_at AS "createdAt", v.updated_at AS "updatedAt",
   (SELECT json_agg(json_build_object('serverId', m.server_id, 'toolName', m.tool_name, 'serverName', s.name) ORDER BY m.position)
      FROM virtual_server_members m JOIN servers s ON s.id = m.server_id WHERE m.virtual_server_id = v.id) AS members`;
 
@@ -66,15 +59,7 @@ const COLUMNS = `v.id, v.tenant_id, v.name, v.description, v.created_at, v.updat
 const VISIBLE = `($2::uuid IS NULL OR v.tenant_id IS NULL OR v.tenant_id = $2::uuid)`;
 
 function toRecord(r: Row): VirtualServerRecord {
-  return {
-    id: r.id,
-    tenantId: r.tenant_id,
-    name: r.name,
-    description: r.description,
-    members: r.members ?? [],
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
+  return { ...r, members: r.members ?? [] };
 }
 
 function scopeTenant(scope: ReadScope): string | null {
