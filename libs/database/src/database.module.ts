@@ -9,10 +9,11 @@ import { HealthRepository } from './repositories/health.repository';
 import { OAuthRepository } from './repositories/oauth.repository';
 import { ServerRepository } from './repositories/server.repository';
 import { TenantRepository } from './repositories/tenant.repository';
+import { ServerListingRepository } from './repositories/server-listing.repository';
 import { ToolRepository } from './repositories/tool.repository';
 import { VirtualServerRepository } from './repositories/virtual-server.repository';
 
-const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, DiscoveryRunRepository, DiscoveryStateRepository, OAuthRepository, CatalogEntryRepository, CatalogSourceRepository, HealthRepository, VirtualServerRepository];
+const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, ServerListingRepository, DiscoveryRunRepository, DiscoveryStateRepository, OAuthRepository, CatalogEntryRepository, CatalogSourceRepository, HealthRepository, VirtualServerRepository];
 
 /** The repositories, on the process's one PrismaClient (the PRISMA token comes from the platform module). */
 @Global()

@@ -33,6 +33,7 @@ export {
 } from './repositories/catalog-entry.repository';
 export { CatalogSourceRepository, CatalogSourceRecord } from './repositories/catalog-source.repository';
 export { ToolRepository, StoredTool, ToolChanges } from './repositories/tool.repository';
+export { ServerListingRepository, DiscoveredListings } from './repositories/server-listing.repository';
 export { DiscoveryRunRepository, DiscoveryRunRecord, DroppedTool, DiscoveryRunEnd } from './repositories/discovery-run.repository';
 export {
   DiscoveryStateRepository,

@@ -21,7 +21,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { storableField, storableJson, storableText, UncleanableError, uncleanableFailure } from './discovered-text';
 import { DISCOVERY_LIMITS } from './discovery.tokens';
-import { countItems, DEFAULT_LISTING_LIMITS, listAllTools, ListingLimits } from './tool-lister';
+import { listItems } from './item-lister';
+import { DEFAULT_LISTING_LIMITS, listAllTools, ListingLimits } from './tool-lister';
 import { ToolChangeWatcher } from './tool-change-watcher';
 
 export interface DiscoveryAttempt {
@@ -55,6 +56,11 @@ export const ORPHANED_RUN = 'the worker running this discovery stopped before it
 
 /** Extra time a lease lasts beyond the attempt's deadline: closing the connection and writing the result. */
 export const LEASE_MARGIN_MS = 10_000;
+/**
+ * The share of DISCOVERY_TIMEOUT_MS by which the lists besides tools (resources, templates, prompts) must have
+ * been read: a server slow on them loses those lists, not its tools (the rest is left for recording the result).
+ */
+const LISTS_SHARE_OF_TIMEOUT = 0.75;
 /** How long a discovery's session may take to close before it is left to the transport. */
 const CLOSE_WAIT_MS = 3000;
 
@@ -84,16 +90,22 @@ function recordingFailure(err: unknown): McpFailure {
   return new McpFailure(McpFailureCode.DependencyUnavailable, `the result could not be recorded: the database did not answer or refused it${typeof code === 'string' ? ` (${code})` : ''}`);
 }
 
+/** Whether the server has lists besides tools stored (or reasons for them): a discovery must replace them. */
+function hasListings(server: ServerRecord): boolean {
+  return server.resourceCount !== null || server.resourceTemplateCount !== null || server.promptCount !== null || server.listingErrors !== null;
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
 }
 
 /**
  * One discovery attempt of one server: take the server's lease, connect,
- * record who it is, list every tool page by page within bounds, count
- * resources and prompts when declared, and write the result in one
- * transaction, or the failure with a reason a person can act on. The whole
- * attempt is bounded by DISCOVERY_TIMEOUT_MS.
+ * record who it is, list every tool page by page within bounds, then the
+ * resources, resource templates and prompts it declares (a failure there is
+ * recorded as the list's reason and keeps the tools), and write the result in
+ * one transaction, or the failure with a reason a person can act on. The
+ * whole attempt is bounded by DISCOVERY_TIMEOUT_MS.
  */
 @Injectable()
 export class DiscoveryService implements OnModuleDestroy {
@@ -206,10 +218,18 @@ export class DiscoveryService implements OnModuleDestroy {
         const redact = redactor(secrets);
         const ctx = { signal: deadline.signal, timeoutMs, limits: this.limits, onPhase: (p: string) => (phase = p), redact };
         const tools = await listAllTools(session, ctx);
-        const caps = session.capabilities;
-        const resources = caps.resources ? await countItems(session, 'resources/list', 'resources', ctx) : null;
-        const prompts = caps.prompts ? await countItems(session, 'prompts/list', 'prompts', ctx) : null;
-        return { listing: tools, resourceCount: resources, promptCount: prompts, session };
+        const listsMs = Math.round(timeoutMs * LISTS_SHARE_OF_TIMEOUT);
+        const listsSignal = AbortSignal.any([deadline.signal, AbortSignal.timeout(Math.max(0, started + listsMs - Date.now()))]);
+        const open = session;
+        const explain = (err: unknown, method: string) => {
+          if (budget.exceeded) return budget.failure().message;
+          if (listsSignal.aborted && !deadline.signal.aborted) {
+            return `no complete answer to ${method} within ${listsMs} ms of the discovery's start, the time it gives the lists besides tools`;
+          }
+          return (open.transportFailure() ?? classifyError(err, method, redact)).message;
+        };
+        const listings = await listItems(session, { ...ctx, signal: listsSignal, discoverySignal: deadline.signal, explain });
+        return { listing: tools, listings, session };
       };
       const target = await this.resolver.resolve(server, subject.credentials);
       let listed: Awaited<ReturnType<typeof listAll>>;
@@ -226,7 +246,7 @@ export class DiscoveryService implements OnModuleDestroy {
         phase = 'connecting';
         listed = await listAll(await this.resolver.resolve(server, subject.credentials));
       }
-      const { listing, resourceCount, promptCount } = listed;
+      const { listing, listings } = listed;
       session = listed.session;
       const redact = redactor(secrets);
       const caps = session.capabilities;
@@ -243,8 +263,8 @@ export class DiscoveryService implements OnModuleDestroy {
           protocolVersion: storableField(session.protocolVersion, redact),
           instructions: storableField(session.instructions, redact),
           capabilities: storableJson(caps, 'capabilities', redact) as DiscoverySuccess['identity']['capabilities'],
-          resourceCount,
-          promptCount,
+          resourceCount: listings.resources?.length ?? null,
+          promptCount: listings.prompts?.length ?? null,
         };
       } catch (err) {
         throw err instanceof UncleanableError ? uncleanableFailure(err) : err;
@@ -260,6 +280,8 @@ export class DiscoveryService implements OnModuleDestroy {
         nextDiscoveryAt: nextDiscoveryAt(server, this.config.discovery.intervalSeconds),
         // The platform's servers are not counted against any tenant.
         toolQuota: server.tenantId ? { tenantId: server.tenantId, maxTools: this.config.tenantLimits.maxTools } : undefined,
+        // Written when there is something to write or something stored to replace.
+        listings: caps.resources || caps.prompts || hasListings(server) ? listings : undefined,
       });
       if (recorded.status === 'over-limit') {
         // Final: discovering again finds the same tools until the tenant makes room or its limit is raised.
@@ -271,7 +293,8 @@ export class DiscoveryService implements OnModuleDestroy {
       if (recorded.status !== 'recorded') return this.unrecorded(recorded.status, server.id, durationMs);
       this.observe('succeeded', durationMs);
       const listChanged = (caps.tools as { listChanged?: unknown } | undefined)?.listChanged === true;
-      if (listChanged) {
+      // A session cut off at the byte budget (while listing resources, say) is not kept for watching.
+      if (listChanged && !budget.exceeded) {
         // Watched on this very session when the watcher takes it (the discovery's byte budget no longer applies),
         // with the revision it just spoke (the record read at the claim may predate it).
         budget.release();

@@ -2,7 +2,8 @@ import { McpConnector, McpFailure, McpFailureCode, McpSession } from '@app/mcp';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListPromptsRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { countItems, DEFAULT_LISTING_LIMITS, listAllTools, ListingContext, ListingLimits } from './tool-lister';
+import { listItems } from './item-lister';
+import { DEFAULT_LISTING_LIMITS, listAllTools, ListingContext, ListingLimits } from './tool-lister';
 
 type Page = { tools: unknown[]; nextCursor?: string };
 
@@ -86,10 +87,12 @@ describe('listing every tool of a server', () => {
     expect(err.message).toMatch(/lists more than 20 tools/);
   });
 
-  it('counts the items of a declared list across its pages', async () => {
+  it('lists the items of a declared list across its pages, and does not ask for an undeclared one', async () => {
     const s = await session(() => ({ tools: [] }), { tools: {}, prompts: {} });
-    expect(await countItems(s, 'prompts/list', 'prompts', ctx())).toBe(3);
-    // Not declared: the server answers method-not-found, and the count is unknown, not a failure.
-    expect(await countItems(s, 'resources/list', 'resources', ctx())).toBeNull();
+    const signal = new AbortController().signal;
+    const listings = await listItems(s, { ...ctx(), discoverySignal: signal, explain: (err) => String(err) });
+    expect(listings.prompts?.map((p) => p.key)).toEqual(['p1', 'p2', 'p3']);
+    // Not declared: never asked (the server would answer method-not-found), so unknown rather than a failure.
+    expect([listings.resources, listings.resourceTemplates, listings.errors]).toEqual([null, null, null]);
   });
 });

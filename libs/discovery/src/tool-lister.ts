@@ -7,11 +7,13 @@ import { ToolCollector } from './tool-definition';
 export interface ListingLimits {
   maxPages: number;
   maxTools: number;
+  /** Resources, resource templates or prompts kept of one list; the rest are not read. */
+  maxItems: number;
   /** Bytes one discovery may read from a server (counted as they arrive). */
   maxBytes: number;
 }
 
-export const DEFAULT_LISTING_LIMITS: ListingLimits = { maxPages: 100, maxTools: 10_000, maxBytes: 16 * 1024 * 1024 };
+export const DEFAULT_LISTING_LIMITS: ListingLimits = { maxPages: 100, maxTools: 10_000, maxItems: 10_000, maxBytes: 16 * 1024 * 1024 };
 
 export interface ListingContext {
   signal: AbortSignal;
@@ -35,7 +37,7 @@ export interface ToolListing {
  * absent, within the page bound. A cursor the server already gave is a loop
  * and ends the listing with an error instead of running until the bound.
  */
-async function* pages(
+export async function* listPages(
   session: McpSession,
   method: string,
   ctx: ListingContext,
@@ -62,7 +64,7 @@ async function* pages(
 export async function listAllTools(session: McpSession, ctx: ListingContext): Promise<ToolListing> {
   const collector = new ToolCollector(ctx.redact);
   let count = 0;
-  for await (const { page, result } of pages(session, 'tools/list', ctx)) {
+  for await (const { page, result } of listPages(session, 'tools/list', ctx)) {
     count = page;
     const tools = result.tools;
     if (!Array.isArray(tools)) {
@@ -77,25 +79,4 @@ export async function listAllTools(session: McpSession, ctx: ListingContext): Pr
     for (const raw of tools) collector.add(raw);
   }
   return { tools: collector.tools, dropped: collector.dropped, droppedCount: collector.droppedCount, pages: count };
-}
-
-/**
- * Counts the items of a list the server declared (resources, prompts), with
- * the same bounds. Counting is a courtesy: a failure other than the deadline
- * leaves the count unknown instead of failing the discovery.
- */
-export async function countItems(session: McpSession, method: string, field: string, ctx: ListingContext): Promise<number | null> {
-  let total = 0;
-  try {
-    for await (const { result } of pages(session, method, ctx)) {
-      const items = result[field];
-      if (!Array.isArray(items)) return null;
-      total += items.length;
-      if (total > ctx.limits.maxTools) return null;
-    }
-    return total;
-  } catch (err) {
-    if (ctx.signal.aborted) throw err;
-    return null;
-  }
 }

@@ -47,3 +47,4 @@ export {
 export { timeOrderedUuid, canonicalId } from './ids';
 export { textProblem } from './text';
 export { REQUEST_LIMITS, parseKinds } from './request-limits';
+export { ListingKind, LISTING_KINDS, LISTING_METHODS, ListedItem, uriMatchesTemplate } from './listing';

@@ -81,6 +81,10 @@ export interface ServerRecord {
   toolCount: number;
   resourceCount: number | null;
   promptCount: number | null;
+  /** Resource templates as last discovered; null when the server declares no resources (or the list failed). */
+  resourceTemplateCount: number | null;
+  /** Why a declared list was not read whole, by its method (`resources/list`, …); null when every one was. */
+  listingErrors: Record<string, string> | null;
   discoveryRequestedAt: Date | null;
   lastDiscoveredAt: Date | null;
   nextDiscoveryAt: Date | null;

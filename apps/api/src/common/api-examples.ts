@@ -58,6 +58,8 @@ export const SERVER_EXAMPLE = {
   toolCount: 12,
   resourceCount: 3,
   promptCount: null,
+  resourceTemplateCount: 1,
+  listingErrors: null,
   discoveryRequestedAt: AT,
   lastDiscoveredAt: LATER,
   nextDiscoveryAt: '2026-12-01T10:31:40.000Z',
@@ -78,6 +80,7 @@ export const NEW_SERVER_EXAMPLE = {
   capabilities: [],
   toolCount: 0,
   resourceCount: null,
+  resourceTemplateCount: null,
   lastDiscoveredAt: null,
   nextDiscoveryAt: null,
   updatedAt: AT,
@@ -185,7 +188,7 @@ export const SERVER_INFO_EXAMPLE = {
   name: 'github',
   version: '1.4.0',
   capabilities: ['tools', 'resources'],
-  metadata: { team: 'platform' },
+  metadata: { team: 'platform', 'dev.mcp-registry/resources': '3', 'dev.mcp-registry/resource-templates': '1' },
   status: 'MCP_SERVER_CONNECTION_STATUS_CONNECTED',
   availableTools: [TOOL_EXAMPLE],
   kind: 'MCP_SERVER_KIND_CUSTOM',
@@ -228,3 +231,24 @@ export function ApiMcpAnswer(example: unknown): MethodDecorator {
     }),
   );
 }
+
+/** A resource, a resource template and a prompt as discovery stored them (every field the server sent). */
+export const RESOURCE_EXAMPLE = {
+  uri: 'repo://octo/hello/README.md',
+  name: 'README.md',
+  title: 'Read me',
+  description: 'The README of octo/hello',
+  mimeType: 'text/markdown',
+};
+export const RESOURCE_TEMPLATE_EXAMPLE = {
+  uriTemplate: 'repo://{owner}/{repo}/{path}',
+  name: 'Repository file',
+  description: 'Any file of a repository, by owner, name and path',
+  mimeType: 'text/plain',
+};
+export const PROMPT_EXAMPLE = {
+  name: 'review_pull_request',
+  title: 'Review a pull request',
+  description: 'Asks for a review of one pull request',
+  arguments: [{ name: 'number', description: 'The pull request number', required: true }],
+};

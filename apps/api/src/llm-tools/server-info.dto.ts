@@ -57,7 +57,14 @@ export class McpServerInfoDto {
   @ApiProperty({ description: 'Capabilities reported by the server, e.g. ["tools","resources","prompts","logging"]', type: [String] })
   capabilities!: string[];
 
-  @ApiProperty({ description: 'Additional attributes (labels)', type: 'object', additionalProperties: { type: 'string' } })
+  @ApiProperty({
+    description:
+      "Additional attributes: the server's labels, and what discovery counted besides tools under the registry's keys " +
+      '`dev.mcp-registry/resources`, `dev.mcp-registry/resource-templates` and `dev.mcp-registry/prompts` (decimal strings, ' +
+      'present when the server declares the list and it was read)',
+    type: 'object',
+    additionalProperties: { type: 'string' },
+  })
   metadata!: Record<string, string>;
 
   @ApiProperty({ description: 'Current connection status', enum: STATUS_WIRE_NAMES })

@@ -5,6 +5,29 @@ import { Injectable } from '@nestjs/common';
 import { Answer, AnswerCache, audienceOf } from '../common/answer-cache';
 import { capabilityNames } from '../servers/server.presenter';
 
+/**
+ * The metadata keys under which MCPServerInfo counts what discovery listed besides tools (decimal strings),
+ * present when the server declares the list and it was read. The `dev.mcp-registry/` names are the registry's:
+ * they take the place of a label of the same name.
+ */
+export const LISTING_COUNT_KEYS = {
+  resources: 'dev.mcp-registry/resources',
+  resourceTemplates: 'dev.mcp-registry/resource-templates',
+  prompts: 'dev.mcp-registry/prompts',
+} as const;
+
+/** The server's labels, with the counts of its resources, resource templates and prompts. */
+function infoMetadata(s: ServerRecord): Record<string, string> {
+  const counts: [string, number | null][] = [
+    [LISTING_COUNT_KEYS.resources, s.resourceCount],
+    [LISTING_COUNT_KEYS.resourceTemplates, s.resourceTemplateCount],
+    [LISTING_COUNT_KEYS.prompts, s.promptCount],
+  ];
+  const known = counts.filter((c): c is [string, number] => c[1] !== null);
+  if (known.length === 0) return s.metadata;
+  return { ...s.metadata, ...Object.fromEntries(known.map(([k, n]) => [k, String(n)])) };
+}
+
 /** A server as the reference contract's MCPServerInfo: exactly its fields, enums as canonical names. */
 export function toMcpServerInfo(s: ServerRecord, tools: ToolDefinition[]): McpServerInfo {
   return {
@@ -12,7 +35,7 @@ export function toMcpServerInfo(s: ServerRecord, tools: ToolDefinition[]): McpSe
     name: s.name,
     version: s.serverVersion ?? '',
     capabilities: capabilityNames(s.capabilities),
-    metadata: s.metadata,
+    metadata: infoMetadata(s),
     status: statusToWire(s.status),
     availableTools: tools,
     kind: kindToWire(s.kind),

@@ -422,6 +422,19 @@ export class ServerDto {
   @ApiProperty({ description: 'Prompts found by the last discovery', nullable: true, type: Number })
   promptCount!: number | null;
 
+  @ApiProperty({ description: 'Resource templates found by the last discovery (null: the server declares no resources, or the list failed)', nullable: true, type: Number })
+  resourceTemplateCount!: number | null;
+
+  @ApiProperty({
+    description:
+      'Why a declared list besides tools was not read whole, by its method (resources/list, resources/templates/list, prompts/list); ' +
+      'null when every one was. Such a failure keeps the server CONNECTED with its tools',
+    nullable: true,
+    type: 'object',
+    additionalProperties: { type: 'string' },
+  })
+  listingErrors!: Record<string, string> | null;
+
   @ApiProperty({ description: 'When a discovery was last asked for', nullable: true, type: String })
   discoveryRequestedAt!: string | null;
 

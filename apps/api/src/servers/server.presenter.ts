@@ -51,6 +51,8 @@ export function toServerDto(s: ServerRecord, principal: Principal): ServerDto {
     toolCount: s.toolCount,
     resourceCount: s.resourceCount,
     promptCount: s.promptCount,
+    resourceTemplateCount: s.resourceTemplateCount,
+    listingErrors: s.listingErrors,
     discoveryRequestedAt: iso(s.discoveryRequestedAt),
     lastDiscoveredAt: iso(s.lastDiscoveredAt),
     nextDiscoveryAt: iso(s.nextDiscoveryAt),

@@ -8,6 +8,7 @@ import { Sql } from '../sql';
 import { PRISMA, SQL } from '../tokens';
 import { DiscoveryRunRepository, DroppedTool } from './discovery-run.repository';
 import { SERVER_COLUMNS, toServerRecord } from './server.mapper';
+import { DiscoveredListings, ServerListingRepository } from './server-listing.repository';
 import { StoredCredentials } from './server.repository';
 import { StoredTool, ToolChanges, ToolRepository } from './tool.repository';
 
@@ -66,6 +67,11 @@ export interface DiscoverySuccess {
    * limit (its own, else `maxTools`, the platform default). The platform's servers have none.
    */
   toolQuota?: { tenantId: string; maxTools: number };
+  /**
+   * The resources, resource templates and prompts listed, stored in the same transaction as the tools (see
+   * ServerListingRepository.replaceAll). Absent: the server declares none and has none stored, nothing to write.
+   */
+  listings?: DiscoveredListings;
 }
 
 export interface DiscoveryFailure {
@@ -112,6 +118,7 @@ export class DiscoveryStateRepository {
     @Inject(SQL) private readonly sql: Sql,
     private readonly tools: ToolRepository,
     private readonly runs: DiscoveryRunRepository,
+    private readonly listings: ServerListingRepository,
   ) {}
 
   /**
@@ -207,7 +214,8 @@ export class DiscoveryStateRepository {
    */
   async succeed(id: string, owner: string, claimedAt: Date, result: DiscoverySuccess): Promise<RecordResult> {
     // A tenant's tools are counted against its limit under a lock of the tenant: the transaction below.
-    if (result.toolQuota) return this.succeedInTransaction(id, owner, claimedAt, result);
+    // So are the lists besides tools: written beside them, in one transaction.
+    if (result.toolQuota || result.listings) return this.succeedInTransaction(id, owner, claimedAt, result);
     const i = result.identity;
     const t = result.tools;
     const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
@@ -313,6 +321,7 @@ export class DiscoveryStateRepository {
           }
         }
         const changes = await this.tools.replaceAll(tx, id, result.tools);
+        if (result.listings) await this.listings.replaceAll(tx, id, result.listings);
         const i = result.identity;
         // The database's clock, as in succeed(): the watch hand-over compares values written by both.
         const [{ discoveredAt }] = await tx.$queryRaw<{ discoveredAt: Date }[]>`SELECT now()::timestamptz(3) AS "discoveredAt"`;

@@ -90,6 +90,8 @@ export function toServerRecord(row: Server): ServerRecord {
     toolCount: row.toolCount,
     resourceCount: row.resourceCount,
     promptCount: row.promptCount,
+    resourceTemplateCount: row.resourceTemplateCount,
+    listingErrors: row.listingErrors === null ? null : stringRecord(row.listingErrors),
     discoveryRequestedAt: row.discoveryRequestedAt,
     lastDiscoveredAt: row.lastDiscoveredAt,
     nextDiscoveryAt: row.nextDiscoveryAt,
@@ -106,7 +108,8 @@ export const SERVER_COLUMNS = `id, tenant_id AS "tenantId", owner_scope AS "owne
   discovery_interval_seconds AS "discoveryIntervalSeconds", app_slug AS "appSlug", account_id AS "accountId", status,
   status_reason AS "statusReason", server_name AS "serverName", server_title AS "serverTitle", server_version AS "serverVersion",
   protocol_version AS "protocolVersion", instructions, capabilities, tool_count AS "toolCount", resource_count AS "resourceCount",
-  prompt_count AS "promptCount", discovery_requested_at AS "discoveryRequestedAt", last_discovered_at AS "lastDiscoveredAt",
+  prompt_count AS "promptCount", resource_template_count AS "resourceTemplateCount", listing_errors AS "listingErrors",
+  discovery_requested_at AS "discoveryRequestedAt", last_discovered_at AS "lastDiscoveredAt",
   next_discovery_at AS "nextDiscoveryAt", discovery_lease_owner AS "discoveryLeaseOwner", discovery_lease_until AS "discoveryLeaseUntil",
   created_at AS "createdAt", updated_at AS "updatedAt", oauth_config AS "oauthConfig",
   oauth_client_secret_cipher AS "oauthClientSecretCipher", oauth_view AS "oauthView"`;

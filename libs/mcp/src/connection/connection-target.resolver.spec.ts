@@ -47,6 +47,8 @@ function server(fields: Partial<ServerRecord>): ServerRecord {
     toolCount: 0,
     resourceCount: null,
     promptCount: null,
+    resourceTemplateCount: null,
+    listingErrors: null,
     discoveryRequestedAt: null,
     lastDiscoveredAt: null,
     nextDiscoveryAt: null,

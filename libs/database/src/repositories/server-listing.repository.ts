@@ -1,0 +1,114 @@
+import { InvalidInputError, ListedItem, ListingKind } from '@app/domain';
+import { Inject, Injectable } from '@nestjs/common';
+import { Prisma } from '../generated/prisma/client';
+import { isUuid, Page, PageRequest } from '../page';
+import { Sql } from '../sql';
+import { SQL } from '../tokens';
+
+/**
+ * What one discovery listed besides tools, each list in the server's order. A list is null when it was not
+ * read: the server does not declare the capability, or the list failed (its reason is then in `errors`).
+ */
+export interface DiscoveredListings {
+  resources: ListedItem[] | null;
+  resourceTemplates: ListedItem[] | null;
+  prompts: ListedItem[] | null;
+  /** Why a declared list was not read whole, by its method (`resources/list`, …); null when every one was. */
+  errors: Record<string, string> | null;
+}
+
+/** Items written per statement: a server's lists are bounded (see the discovery's ListingLimits), a statement too. */
+const BATCH = 1000;
+
+function encodeToken(serverId: string, kind: ListingKind, position: number): string {
+  return Buffer.from(JSON.stringify({ l: `${kind}:${serverId}`, p: position }), 'utf8').toString('base64url');
+}
+
+function decodeToken(serverId: string, kind: ListingKind, token: string): number {
+  const invalid = () => new InvalidInputError('pageToken: is not a page token of this list', [{ field: 'pageToken', message: 'is not a page token of this list' }]);
+  if (token.length > 512 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalid();
+  let parsed: { l?: unknown; p?: unknown };
+  try {
+    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { l?: unknown; p?: unknown };
+  } catch {
+    throw invalid();
+  }
+  if (!parsed || parsed.l !== `${kind}:${serverId}` || !Number.isSafeInteger(parsed.p) || (parsed.p as number) < 0) throw invalid();
+  return parsed.p as number;
+}
+
+/**
+ * The resources, resource templates and prompts of servers as last discovered. Written only inside a
+ * discovery's result transaction (replaceAll); callers check that the caller may see the server before reading.
+ */
+@Injectable()
+export class ServerListingRepository {
+  constructor(@Inject(SQL) private readonly sql: Sql) {}
+
+  /**
+   * Replaces the server's lists, their counts and the reasons of lists not read whole, inside the caller's
+   * transaction (a reader sees the old lists or the new ones, with the tools of the same discovery).
+   */
+  async replaceAll(tx: Prisma.TransactionClient, serverId: string, listings: DiscoveredListings): Promise<void> {
+    await tx.$executeRaw`DELETE FROM server_listings WHERE server_id = ${serverId}::uuid`;
+    const rows: { k: ListingKind; p: number; key: string; d: Record<string, unknown> }[] = [];
+    const add = (kind: ListingKind, items: ListedItem[] | null) => items?.forEach((item, p) => rows.push({ k: kind, p, key: item.key, d: item.definition }));
+    add('resource', listings.resources);
+    add('resource_template', listings.resourceTemplates);
+    add('prompt', listings.prompts);
+    for (let i = 0; i < rows.length; i += BATCH) {
+      await tx.$executeRaw`
+        INSERT INTO server_listings (server_id, kind, position, key, definition)
+        SELECT ${serverId}::uuid, e->>'k', (e->>'p')::int, e->>'key', e->'d'
+          FROM jsonb_array_elements(${JSON.stringify(rows.slice(i, i + BATCH))}::jsonb) AS e`;
+    }
+    const errors = listings.errors && Object.keys(listings.errors).length > 0 ? JSON.stringify(listings.errors) : null;
+    await tx.$executeRaw`
+      UPDATE servers
+         SET resource_count = ${listings.resources?.length ?? null}::int,
+             resource_template_count = ${listings.resourceTemplates?.length ?? null}::int,
+             prompt_count = ${listings.prompts?.length ?? null}::int,
+             listing_errors = ${errors}::jsonb
+       WHERE id = ${serverId}::uuid`;
+  }
+
+  /** One page of a server's list, in the server's order. */
+  async page(serverId: string, kind: ListingKind, request: PageRequest): Promise<Page<ListedItem>> {
+    const after = request.pageToken === undefined ? -1 : decodeToken(serverId, kind, request.pageToken);
+    if (!isUuid(serverId)) return { items: [] };
+    const rows = await this.sql.query<{ position: number; key: string; definition: Record<string, unknown> }>(
+      `SELECT position, key, definition FROM server_listings
+        WHERE server_id = $1::uuid AND kind = $2 AND position > $3
+        ORDER BY position LIMIT $4`,
+      [serverId, kind, after, request.pageSize + 1],
+      'listings.page',
+    );
+    const items = rows.slice(0, request.pageSize);
+    const last = items[items.length - 1];
+    return {
+      items: items.map((r) => ({ key: r.key, definition: r.definition })),
+      ...(rows.length > request.pageSize && last ? { nextPageToken: encodeToken(serverId, kind, last.position) } : {}),
+    };
+  }
+
+  /** The listed item of this kind and key, if the last discovery found one. */
+  async find(serverId: string, kind: ListingKind, key: string): Promise<ListedItem | undefined> {
+    if (!isUuid(serverId)) return undefined;
+    const rows = await this.sql.query<ListedItem>(
+      `SELECT key, definition FROM server_listings WHERE server_id = $1::uuid AND kind = $2 AND key = $3`,
+      [serverId, kind, key],
+      'listings.find',
+    );
+    return rows[0];
+  }
+
+  /** The keys of one kind, in the server's order (a server's resource templates, to match a URI against). */
+  async keys(serverId: string, kind: ListingKind): Promise<string[]> {
+    if (!isUuid(serverId)) return [];
+    const rows = await this.sql.query<{ key: string }>(
+      `SELECT key FROM server_listings WHERE server_id = $1::uuid AND kind = $2 ORDER BY position`,
+      [serverId, kind],
+    );
+    return rows.map((r) => r.key);
+  }
+}
