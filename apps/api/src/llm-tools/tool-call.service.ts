@@ -55,6 +55,37 @@ function staleAt(expiresAt: Date | null): number | undefined {
   return expiresAt.getTime() - Math.min(60_000, Math.max(0, left / 4));
 }
 
+/**
+ * One request to a server, routed as a tool call is: the same session pool, scope, outbound policy, OAuth tokens,
+ * limits and audit. `tools/call` is one; reading a resource and getting a prompt are others (ServerContentService).
+ */
+export interface RoutedRequest {
+  serverId: string;
+  method: 'tools/call' | 'resources/read' | 'prompts/get';
+  params: Record<string, unknown>;
+  /** What is asked for, in error texts (`tool "x"`, `resource "uri"`, `prompt "name"`): its kind and name. */
+  noun: 'tool' | 'resource' | 'prompt';
+  name: string;
+  /** The request itself, in error texts: `the call of tool "x"`. */
+  label: string;
+  /**
+   * Whether the live server the caller may see holds what is asked for, as its last discovery found it: resolves,
+   * or throws a NotFoundError that says where to look. `fresh` is false when the catalog may be behind (the first
+   * check): throwing `stale` then has the catalog reloaded from the database and the check made again.
+   */
+  check(server: CatalogServer, fresh: boolean): Promise<void> | void;
+  /** The audit record's action and what it says beyond the outcome (never arguments or results). */
+  audit: { action: string; detail: Record<string, unknown> };
+}
+
+/** Thrown by a RoutedRequest's check against a catalog that may be behind: reload, then check again. */
+export class StaleCatalog extends Error {
+  constructor() {
+    super('the catalog may be behind the database');
+    this.name = 'StaleCatalog';
+  }
+}
+
 /** The audit outcome of a call: `ok` and `tool_error` (the tool answered isError) reached the tool. */
 export type CallOutcome =
   | 'ok'
@@ -116,14 +147,40 @@ export class ToolCallService implements OnModuleDestroy {
   }
 
   call(principal: Principal, input: CallToolInput, context: CallToolContext = {}): Promise<CallToolResult> {
-    const call = this.callTracked(principal, input, context);
+    const toolName = input.toolName;
+    return this.route(
+      principal,
+      {
+        serverId: input.serverId,
+        method: 'tools/call',
+        params: { name: toolName, arguments: input.arguments ?? {} },
+        noun: 'tool',
+        name: toolName,
+        label: `the call of tool "${toolName}"`,
+        check: (server, fresh) => {
+          if (server.tools.has(toolName)) return;
+          if (!fresh) throw new StaleCatalog();
+          throw new NotFoundError(`tool "${toolName}" not found on server "${server.name}"; get_server_info or search_tools lists its tools`);
+        },
+        audit: { action: 'tool.call', detail: { tool: toolName } },
+      },
+      context,
+    ) as Promise<CallToolResult>;
+  }
+
+  /**
+   * Sends one request to a server the caller may see, routed as a tool call is (see RoutedRequest), and answers
+   * the server's result unchanged. Failures come back as domain errors (404, 409, 502, 504, 429, 503).
+   */
+  route(principal: Principal, request: RoutedRequest, context: CallToolContext = {}): Promise<Record<string, unknown>> {
+    const call = this.routeTracked(principal, request, context);
     this.inFlight.add(call);
     const forget = () => this.inFlight.delete(call);
     call.then(forget, forget);
     return call;
   }
 
-  private async callTracked(principal: Principal, input: CallToolInput, context: CallToolContext): Promise<CallToolResult> {
+  private async routeTracked(principal: Principal, request: RoutedRequest, context: CallToolContext): Promise<Record<string, unknown>> {
     // A caller over its limit is refused before anything else, and not audited: a flood must not fill the log.
     await this.limiter.take(principal);
     // So is a tenant with as many calls in flight as its limit allows.
@@ -133,19 +190,19 @@ export class ToolCallService implements OnModuleDestroy {
     let outcome: CallOutcome = 'ok';
     let reason: string | undefined;
     try {
-      server = await this.callable(principal, input.serverId, input.toolName);
-      const result = await this.invoke(principal, server, input, context, allowance);
+      server = await this.callable(principal, request);
+      const result = await this.invoke(principal, server, request, context, allowance);
       if (result.isError === true) outcome = 'tool_error';
       return result;
     } catch (err) {
       // An answer cut off at a limit says which limit, whatever the transport made of the cut.
-      const mapped = allowance.refused ?? this.toDomainError(err, server, input, context);
+      const mapped = allowance.refused ?? this.toDomainError(err, server, request, context);
       outcome = context.signal?.aborted ? 'cancelled' : outcomeOf(mapped);
       if (mapped instanceof UpstreamError || mapped instanceof UpstreamTimeoutError) reason = mapped.message;
       throw mapped;
     } finally {
       allowance.release();
-      this.audit(principal, input, server, outcome, performance.now() - started, context, reason);
+      this.audit(principal, request, server, outcome, performance.now() - started, context, reason);
     }
   }
 
@@ -167,12 +224,22 @@ export class ToolCallService implements OnModuleDestroy {
   }
 
   /**
-   * The live server holding the tool, as the catalog has it; on a miss the database is asked, so that a
-   * server or tool discovered a moment ago on another replica is callable at once and a refusal is precise.
+   * The live server holding what is asked for, as the catalog has it; on a miss the database is asked, so that
+   * a server or tool discovered a moment ago on another replica is callable at once and a refusal is precise.
    */
-  private async callable(principal: Principal, serverId: string, toolName: string): Promise<CatalogServer> {
+  private async callable(principal: Principal, request: RoutedRequest): Promise<CatalogServer> {
+    const serverId = request.serverId;
     let server = this.catalog.find(principal, serverId);
-    if (!server || !server.tools.has(toolName)) {
+    const holds = async (s: CatalogServer, fresh: boolean) => {
+      try {
+        await request.check(s, fresh);
+        return true;
+      } catch (err) {
+        if (err instanceof StaleCatalog) return false;
+        throw err;
+      }
+    };
+    if (!server || !(await holds(server, false))) {
       const record = await this.servers.findById(serverId, principal);
       if (!record) throw new NotFoundError(`server ${serverId} not found`);
       await this.catalog.refresh(serverId);
@@ -187,9 +254,7 @@ export class ToolCallService implements OnModuleDestroy {
             'its tools can be called once a discovery has connected it',
         );
       }
-      if (!server.tools.has(toolName)) {
-        throw new NotFoundError(`tool "${toolName}" not found on server "${server.name}"; get_server_info or search_tools lists its tools`);
-      }
+      await request.check(server, true);
     }
     return server;
   }
@@ -207,29 +272,29 @@ export class ToolCallService implements OnModuleDestroy {
   private async invoke(
     principal: Principal,
     server: CatalogServer,
-    input: CallToolInput,
+    request: RoutedRequest,
     context: CallToolContext,
     allowance: CallAllowance,
-  ): Promise<CallToolResult> {
+  ): Promise<Record<string, unknown>> {
     try {
-      return await this.invokeOnce(principal, server, input, context, allowance);
+      return await this.invokeOnce(principal, server, request, context, allowance);
     } catch (err) {
       if (!(err instanceof FreshTokenNeeded) || context.signal?.aborted) throw err;
       this.pool.invalidate(this.poolKey(principal, server));
-      return this.invokeOnce(principal, server, input, context, allowance, false);
+      return this.invokeOnce(principal, server, request, context, allowance, false);
     }
   }
 
   private async invokeOnce(
     principal: Principal,
     server: CatalogServer,
-    input: CallToolInput,
+    request: RoutedRequest,
     context: CallToolContext,
     allowance: CallAllowance,
     mayRenew = true,
-  ): Promise<CallToolResult> {
+  ): Promise<Record<string, unknown>> {
     const { timeoutMs, maxTimeoutMs } = this.config.call;
-    const params = { name: input.toolName, arguments: input.arguments ?? {} };
+    const phase = `${request.method} of "${request.name}"`;
     const result = await this.pool.use(
       this.poolKey(principal, server),
       () => this.open(principal, server),
@@ -249,7 +314,7 @@ export class ToolCallService implements OnModuleDestroy {
         try {
           // The answer's bytes are counted against the call's and the tenant's limits as they arrive.
           return await countingAnswers(allowance, () =>
-            session.request('tools/call', params, {
+            session.request(request.method, request.params, {
               signal: stop.signal,
               timeoutMs,
               // Progress from the server starts the timeout again (up to the maximum above).
@@ -260,7 +325,7 @@ export class ToolCallService implements OnModuleDestroy {
         } catch (err) {
           if (allowance.refused) throw allowance.refused;
           // Whatever the server said is cleaned of the secrets this session was opened with.
-          const failure = classifyError(err, `tools/call of "${input.toolName}"`, redactor(this.secrets.get(session) ?? []));
+          const failure = classifyError(err, phase, redactor(this.secrets.get(session) ?? []));
           // Refused credentials the registry obtains itself (Pipedream's token): the next session gets fresh ones.
           if (failure.code === McpFailureCode.Unauthorized) this.refusals.get(session)?.();
           if (mayRenew && authorization && (failure.code === McpFailureCode.Unauthorized || failure.code === McpFailureCode.Forbidden)) {
@@ -282,7 +347,7 @@ export class ToolCallService implements OnModuleDestroy {
         throw allowance.refused!;
       }
     }
-    return result as CallToolResult;
+    return result;
   }
 
   private async open(principal: Principal, server: CatalogServer): Promise<McpSession> {
@@ -339,32 +404,32 @@ export class ToolCallService implements OnModuleDestroy {
   }
 
   /** A failure of the upstream as a 502 or 504; a domain error as it is; anything else is a bug and stays one (500). */
-  private toDomainError(err: unknown, server: CatalogServer | undefined, input: CallToolInput, context: CallToolContext): unknown {
+  private toDomainError(err: unknown, server: CatalogServer | undefined, request: RoutedRequest, context: CallToolContext): unknown {
     if (err instanceof DomainError) return err;
-    const name = server ? `"${server.name}"` : input.serverId;
+    const name = server ? `"${server.name}"` : request.serverId;
     if (this.cut) {
       // Not the server's failure: the registry closed the session at the end of its shutdown bound.
       return new ServiceUnavailableError(
-        `the registry stopped before the call of tool "${input.toolName}" on server ${name} finished ` +
+        `the registry stopped before ${request.label} on server ${name} finished ` +
           `(it waits ${this.config.shutdownTimeoutMs} ms for calls in flight when it stops); call again`,
       );
     }
-    const failure = classifyError(err, `tools/call of "${input.toolName}"`);
+    const failure = classifyError(err, `${request.method} of "${request.name}"`);
     if (!(err instanceof McpFailure) && failure.code === McpFailureCode.Unexpected) return err;
-    if (context.signal?.aborted) return new UpstreamError(`the call of tool "${input.toolName}" on server ${name} was cancelled by the caller`);
+    if (context.signal?.aborted) return new UpstreamError(`${request.label} on server ${name} was cancelled by the caller`);
     if (failure.code === McpFailureCode.Timeout) {
       const { timeoutMs, maxTimeoutMs } = this.config.call;
       return new UpstreamTimeoutError(
-        `server ${name} did not answer tool "${input.toolName}" in time (${timeoutMs} ms without progress, at most ${maxTimeoutMs} ms in all)`,
+        `server ${name} did not answer ${request.noun} "${request.name}" in time (${timeoutMs} ms without progress, at most ${maxTimeoutMs} ms in all)`,
       );
     }
     // McpFailure messages carry no secret: the connector and invoke() clean them of the ones sent upstream.
-    return new UpstreamError(`server ${name} failed the call of tool "${input.toolName}": ${failure.message}`);
+    return new UpstreamError(`server ${name} failed ${request.label}: ${failure.message}`);
   }
 
   private audit(
     principal: Principal,
-    input: CallToolInput,
+    request: RoutedRequest,
     server: CatalogServer | undefined,
     outcome: CallOutcome,
     ms: number,
@@ -375,13 +440,13 @@ export class ToolCallService implements OnModuleDestroy {
       actorType: principal.type,
       actorId: principal.keyId,
       tenantId: server?.tenantId ?? (principal.type === 'tenant' ? principal.tenantId : null),
-      action: 'tool.call',
+      action: request.audit.action,
       resourceType: 'server',
-      resourceId: input.serverId,
+      resourceId: request.serverId,
       outcome,
       durationMs: Math.round(ms),
       // Never the arguments or the result: they may hold anything the user or the tool handled.
-      detail: { tool: input.toolName, via: context.channel ?? 'rpc', ...(server ? { server: server.name } : {}), ...(reason ? { reason } : {}) },
+      detail: { ...request.audit.detail, via: context.channel ?? 'rpc', ...(server ? { server: server.name } : {}), ...(reason ? { reason } : {}) },
     });
   }
 }

@@ -5,10 +5,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
  * object the server sent (every field it sent, cleaned of what cannot be stored and of the server's own
  * secrets): untrusted text, shown as text.
  */
-export class ResourceDto {
-  @ApiProperty({ description: "The resource's URI (what resources/read takes)" })
-  uri!: string;
-
+/** What a resource and a resource template both may say of themselves. */
+class ResourceFieldsDto {
   @ApiPropertyOptional({ description: 'Its name, as the server gave it' })
   name?: string;
 
@@ -22,21 +20,14 @@ export class ResourceDto {
   mimeType?: string;
 }
 
-export class ResourceTemplateDto {
+export class ResourceDto extends ResourceFieldsDto {
+  @ApiProperty({ description: "The resource's URI (what resources/read takes)" })
+  uri!: string;
+}
+
+export class ResourceTemplateDto extends ResourceFieldsDto {
   @ApiProperty({ description: 'RFC 6570 URI template of the resources it describes' })
   uriTemplate!: string;
-
-  @ApiPropertyOptional({ description: 'Its name, as the server gave it' })
-  name?: string;
-
-  @ApiPropertyOptional({ description: 'Display title' })
-  title?: string;
-
-  @ApiPropertyOptional({ description: 'What its resources hold' })
-  description?: string;
-
-  @ApiPropertyOptional({ description: 'MIME type of its resources' })
-  mimeType?: string;
 }
 
 export class PromptArgumentDto {
