@@ -10,10 +10,11 @@ import { ServerInfoModule } from './llm-tools/server-info.module';
 import { OAuthApiModule } from './oauth/oauth-api.module';
 import { ServerModule } from './servers/server.module';
 import { TenantModule } from './tenants/tenant.module';
+import { WebhookModule } from './webhooks/webhook.module';
 
-/** The REST and RPC API: keys and tenants, servers by kind, integrations, the audit log. */
+/** The REST and RPC API: keys and tenants, servers by kind, integrations, webhooks, the audit log. */
 @Module({
-  imports: [DatabaseModule, AnswerCacheModule, AuthModule, AuditModule, TenantModule, ServerModule, IntegrationModule, ServerInfoModule, OAuthApiModule, CatalogModule],
+  imports: [DatabaseModule, AnswerCacheModule, AuthModule, AuditModule, TenantModule, ServerModule, IntegrationModule, ServerInfoModule, OAuthApiModule, CatalogModule, WebhookModule],
 })
 export class RestApiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -144,6 +144,13 @@ export const envSchema = z.object({
   PUBLIC_URL: publicUrl.optional(),
   /** How long one request to an upstream authorization server may take (metadata, registration, token, revocation). */
   OAUTH_REQUEST_TIMEOUT_MS: int(100, 600_000).optional(),
+  /** Tries per webhook delivery, the first retry's delay (doubling up to an hour), one attempt's time limit. */
+  WEBHOOK_ATTEMPTS: int(1, 50).optional(),
+  WEBHOOK_BACKOFF_MS: int(10, 3_600_000).optional(),
+  WEBHOOK_TIMEOUT_MS: int(100, 120_000).optional(),
+  /** A webhook is disabled after this many failed attempts in a row that span at least WEBHOOK_DISABLE_AFTER_SECONDS. */
+  WEBHOOK_DISABLE_AFTER_FAILURES: int(1, 1_000_000).optional(),
+  WEBHOOK_DISABLE_AFTER_SECONDS: int(0, 31_536_000).optional(),
   ALLOWED_HOSTS: z
     .string()
     .refine((v) => v.split(',').every((h) => /^[a-z0-9.:[\]-]*$/i.test(h.trim())), 'must be a comma-separated list of host names')

@@ -72,6 +72,21 @@ export interface AppConfig {
   oauthRequestTimeoutMs: number;
   /** Host names /mcp accepts in the Host header besides the loopback ones (DNS rebinding protection). */
   allowedHosts: string[];
+  webhooks: WebhookSettings;
+}
+
+/** How webhook deliveries are tried (WEBHOOK_*). */
+export interface WebhookSettings {
+  /** Tries per delivery before it is failed. */
+  attempts: number;
+  /** The first retry's delay; each later one doubles, up to an hour. */
+  backoffMs: number;
+  /** One attempt's time limit, the receiver's answer read included. */
+  timeoutMs: number;
+  /** A webhook is disabled after this many failed attempts in a row... */
+  disableAfterFailures: number;
+  /** ...when the first of them is at least this long ago. */
+  disableAfterSeconds: number;
 }
 
 /** What one tenant may hold and do at once. Each has a platform default (below) and may be set per tenant. */
@@ -271,5 +286,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: LoadCo
     allowedHosts: list(e.ALLOWED_HOSTS).map((h) => h.toLowerCase()),
     publicUrl,
     oauthRequestTimeoutMs: e.OAUTH_REQUEST_TIMEOUT_MS ?? 10_000,
+    webhooks: {
+      attempts: e.WEBHOOK_ATTEMPTS ?? 10,
+      backoffMs: e.WEBHOOK_BACKOFF_MS ?? 10_000,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS ?? 10_000,
+      disableAfterFailures: e.WEBHOOK_DISABLE_AFTER_FAILURES ?? 20,
+      disableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_SECONDS ?? 86_400,
+    },
   };
 }

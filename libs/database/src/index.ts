@@ -70,3 +70,14 @@ export {
   VirtualServerChange,
   MemberServer,
 } from './repositories/virtual-server.repository';
+export { WebhookRepository, WebhookRecord, WebhookCreate, WebhookChange } from './repositories/webhook.repository';
+export {
+  WebhookDeliveryRepository,
+  WebhookDeliveryRecord,
+  WebhookDeliveryStatus,
+  WebhookAttemptRecord,
+  ClaimedDelivery,
+  ClaimResult as WebhookClaimResult,
+  AttemptOutcome,
+  DueDelivery,
+} from './repositories/webhook-delivery.repository';

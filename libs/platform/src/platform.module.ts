@@ -11,7 +11,12 @@ export class PlatformModule {
   static forRoot(runtime: Runtime): DynamicModule {
     return {
       module: PlatformModule,
-      imports: [QueueModule.forRoot({ attempts: runtime.config.discovery.attempts, backoffMs: 1000 })],
+      imports: [
+        QueueModule.forRoot(
+          { attempts: runtime.config.discovery.attempts, backoffMs: 1000 },
+          { attempts: runtime.config.webhooks.attempts, backoffMs: runtime.config.webhooks.backoffMs },
+        ),
+      ],
       providers: [
         { provide: RUNTIME, useValue: runtime },
         { provide: APP_CONFIG, useValue: runtime.config },

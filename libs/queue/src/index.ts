@@ -1,4 +1,5 @@
-export { QueueName, JobName, DiscoveryTrigger, DiscoverJobData, DiscoveryTarget, SweepJobData, CatalogSyncJobData, JobItem, JobOf } from './jobs';
+export { QueueName, JobName, DiscoveryTrigger, DiscoverJobData, DiscoveryTarget, SweepJobData, CatalogSyncJobData, DeliverWebhookJobData, JobItem, JobOf } from './jobs';
+export { WebhookProducer, WebhookJobPolicy, WEBHOOK_JOB_POLICY, MAX_WEBHOOK_BACKOFF_MS, DueAttempt } from './webhook.producer';
 export { QueueConnection, QueueConnectionOptions, QueueUnavailableError, QueueBackendKind, Job, withTimeout } from './queue-connection';
 export {
   DiscoveryProducer,

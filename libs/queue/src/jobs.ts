@@ -1,6 +1,8 @@
 /** Every queue of the product. */
 export enum QueueName {
   Discovery = 'discovery',
+  /** Webhook deliveries: apart from discoveries, so that a slow receiver never holds a discovery's place. */
+  Webhooks = 'webhooks',
 }
 
 /** Every job name, across queues. */
@@ -11,6 +13,8 @@ export enum JobName {
   Sweep = 'sweep',
   /** Read one catalog source's upstream Registry API into the platform's catalog. */
   CatalogSync = 'catalog-sync',
+  /** Send one webhook delivery (one attempt; the delivery row says which and records it). */
+  DeliverWebhook = 'deliver-webhook',
 }
 
 /** Why a discovery was asked for; recorded on the discovery run. */
@@ -36,6 +40,15 @@ export interface CatalogSyncJobData {
   sourceId: string;
 }
 
-export type JobItem = { name: JobName.Discover; data: DiscoverJobData } | { name: JobName.Sweep; data: SweepJobData } | { name: JobName.CatalogSync; data: CatalogSyncJobData };
+/** The delivery's id only: the worker reads the event, the webhook and its secret from the database. */
+export interface DeliverWebhookJobData {
+  deliveryId: string;
+}
+
+export type JobItem =
+  | { name: JobName.Discover; data: DiscoverJobData }
+  | { name: JobName.Sweep; data: SweepJobData }
+  | { name: JobName.CatalogSync; data: CatalogSyncJobData }
+  | { name: JobName.DeliverWebhook; data: DeliverWebhookJobData };
 
 export type JobOf<N extends JobName> = Extract<JobItem, { name: N }>;

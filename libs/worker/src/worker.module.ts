@@ -2,10 +2,12 @@ import { CatalogSyncService } from '@app/catalog';
 import { DiscoveryModule } from '@app/discovery';
 import { RegistryServerModule } from '@app/mcp-server';
 import { DynamicModule, Module } from '@nestjs/common';
+import { WebhooksModule } from '@app/webhooks';
 import { DiscoveryProcessor } from './discovery.processor';
+import { WebhookProcessor } from './webhook.processor';
 
 /**
- * The discovery worker: processors and schedulers, no controllers. Run by `apps/worker` on its own, and by the
+ * The worker: discovery and webhook delivery processors and schedulers, no controllers. Run by `apps/worker` on its own, and by the
  * API process when WORKER_ENABLED.
  */
 @Module({})
@@ -14,8 +16,8 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       // The registry's own MCP server, so that this worker can discover the INTERNAL server in-process.
-      imports: [DiscoveryModule, RegistryServerModule],
-      providers: [DiscoveryProcessor, CatalogSyncService],
+      imports: [DiscoveryModule, RegistryServerModule, WebhooksModule],
+      providers: [DiscoveryProcessor, CatalogSyncService, WebhookProcessor],
     };
   }
 }

@@ -8,7 +8,7 @@ export type AuditActor = Principal | { type: 'system'; source: string };
 
 export interface AuditEntry {
   action: string;
-  resourceType: 'tenant' | 'api-key' | 'server' | 'catalog' | 'catalog-source' | 'virtual-server';
+  resourceType: 'tenant' | 'api-key' | 'server' | 'catalog' | 'catalog-source' | 'virtual-server' | 'webhook';
   resourceId: string;
   /** The tenant the resource belongs to (null for the platform's). */
   tenantId: string | null;
