@@ -1,26 +1,9 @@
-import { LookupAll, OUTBOUND_LOOKUP } from '@app/mcp';
-import { Global, Module } from '@nestjs/common';
 import type { LookupAddress } from 'node:dns';
 import { startTestApp, TestApp } from '../support/app';
+import { fakeResolver } from '../support/fake-resolver';
 import { makeTenant, registerServer, runsOf, settled } from '../support/servers';
 
-/**
- * What the registry's resolver answers for each host, as a DNS server could: the test's own, so that no
- * connection leaves loopback. Registration and connections both resolve through it; a host may answer one
- * thing at registration and another afterwards (rebinding).
- */
-const answers = new Map<string, LookupAddress[][]>();
-const asked: string[] = [];
-const fakeLookup: LookupAll = async (host) => {
-  asked.push(host);
-  const queue = answers.get(host);
-  if (!queue) throw Object.assign(new Error(`${host} is not in the test's zone`), { code: 'ENOTFOUND' });
-  return queue.length > 1 ? queue.shift()! : queue[0];
-};
-
-@Global()
-@Module({ providers: [{ provide: OUTBOUND_LOOKUP, useValue: fakeLookup }], exports: [OUTBOUND_LOOKUP] })
-class TestResolverModule {}
+const { answers, asked, module: TestResolverModule } = fakeResolver();
 
 const aaaa = (address: string): LookupAddress[] => [{ address, family: 6 }];
 

@@ -1,27 +1,14 @@
-import { LookupAll, OUTBOUND_LOOKUP } from '@app/mcp';
-import { Global, Module } from '@nestjs/common';
-import type { LookupAddress } from 'node:dns';
 import { freePort } from '../fixtures/net';
 import { MutableServer, startMutableServer } from '../fixtures/reference-servers';
 import { startTcpProxy, TcpProxy } from '../fixtures/tcp-proxy';
 import { startWebhookReceiver, WebhookReceiver } from '../fixtures/webhook-receiver';
 import { startTestApp, TestApp } from '../support/app';
+import { fakeResolver } from '../support/fake-resolver';
 import { registerServer, settled, waitFor } from '../support/servers';
 import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 
 /** The registry's resolver in this file: a zone of the test's own, so that no connection leaves loopback. */
-const answers = new Map<string, LookupAddress[][]>();
-const asked: string[] = [];
-const fakeLookup: LookupAll = async (host) => {
-  asked.push(host);
-  const queue = answers.get(host);
-  if (!queue) throw Object.assign(new Error(`${host} is not in the test's zone`), { code: 'ENOTFOUND' });
-  return queue.length > 1 ? queue.shift()! : queue[0];
-};
-
-@Global()
-@Module({ providers: [{ provide: OUTBOUND_LOOKUP, useValue: fakeLookup }], exports: [OUTBOUND_LOOKUP] })
-class TestResolverModule {}
+const { answers, asked, module: TestResolverModule } = fakeResolver();
 
 const STATUS = (s: string) => `MCP_SERVER_CONNECTION_STATUS_${s}`;
 
@@ -46,8 +33,7 @@ describe('webhooks: signed deliveries of server events', () => {
         WEBHOOK_DISABLE_AFTER_SECONDS: '0',
       },
     });
-    a = await makeTenant(t);
-    b = await makeTenant(t);
+    [a, b] = await Promise.all([makeTenant(t, `webhooks-a-${process.pid}`), makeTenant(t, `webhooks-b-${process.pid}`)]);
   });
   afterAll(async () => {
     await t?.close();
@@ -176,7 +162,10 @@ describe('webhooks: signed deliveries of server events', () => {
 
     it('lists each delivery with its attempts and the receiver status codes', async () => {
       const hooks = await t.request('GET', '/api/v1/webhooks', { key: a.key });
-      const list = await deliveries(a.key, hooks.body.webhooks[0].id);
+      const list = await waitFor('every delivery recorded', async () => {
+        const all = await deliveries(a.key, hooks.body.webhooks[0].id);
+        return all.every((d) => d.status === 'delivered') && all;
+      });
       expect(list.length).toBeGreaterThanOrEqual(5);
       for (const d of list) {
         expect(d).toMatchObject({ status: 'delivered', attemptCount: 1, lastError: null });
@@ -198,8 +187,8 @@ describe('webhooks: signed deliveries of server events', () => {
     await r.start();
     await waitFor('the delivery', async () => r.verified().length === 1);
     expect(r.verified()[0].payload.data).toMatchObject({ serverId, status: STATUS('DISCONNECTED'), previousStatus: STATUS('ERROR') });
-    const [done] = await deliveries(a.key, hook.id);
-    expect(done.status).toBe('delivered');
+    // The receiver answers before the worker records the answer.
+    const done = await waitFor('the delivery recorded', async () => (await deliveries(a.key, hook.id)).find((d) => d.status === 'delivered'));
     expect(done.attempts.length).toBeGreaterThanOrEqual(2);
     expect(done.attempts[done.attempts.length - 1]).toMatchObject({ statusCode: 200, error: null });
   });

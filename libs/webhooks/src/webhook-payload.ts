@@ -11,7 +11,7 @@ const MAX_DEPTH = 4;
 const MAX_KEYS = 50;
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const CONTROL = /[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 function boundedText(text: string): string {
   const s = text.replace(CONTROL, ' ');

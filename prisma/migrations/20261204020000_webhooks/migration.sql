@@ -7,15 +7,16 @@ CREATE TABLE "webhooks" (
     "events" TEXT[] DEFAULT ARRAY[]::TEXT[],
     "server_ids" UUID[] DEFAULT ARRAY[]::UUID[],
     "secret_cipher" TEXT NOT NULL,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "enabled" BOOLEAN NOT NULL DEFAULT true,
     "disabled_reason" TEXT,
     "disabled_at" TIMESTAMPTZ(3),
+    -- A run of failures: how many attempts in a row, since when; what disables a webhook that keeps failing.
     "consecutive_failures" INTEGER NOT NULL DEFAULT 0,
     "failing_since" TIMESTAMPTZ(3),
-    "last_success_at" TIMESTAMPTZ(3),
     "last_failure_at" TIMESTAMPTZ(3),
-    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "last_success_at" TIMESTAMPTZ(3),
     CONSTRAINT "webhooks_pkey" PRIMARY KEY ("id")
 );
 CREATE INDEX "webhooks_tenant_id_created_at_id_idx" ON "webhooks"("tenant_id", "created_at", "id");

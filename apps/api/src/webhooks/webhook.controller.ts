@@ -28,6 +28,9 @@ import {
 } from './webhook.examples';
 import { WebhookService } from './webhook.service';
 
+/** The `id` path parameter: a webhook's id. */
+const WebhookId = (): ParameterDecorator => IdParam('id', 'the webhook', WEBHOOK_ID_EXAMPLE);
+
 @ApiTags('webhooks')
 @ApiAuthenticated()
 @Controller('api/v1/webhooks')
@@ -61,7 +64,7 @@ export class WebhookController {
   @ApiOperation({ summary: 'One webhook: its events, whether it is enabled (and why not), its run of failures' })
   @ApiOkResponse({ type: WebhookDto, example: DISABLED_WEBHOOK_EXAMPLE })
   @ApiProblems(404)
-  get(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the webhook', WEBHOOK_ID_EXAMPLE) id: string): Promise<WebhookDto> {
+  get(@CurrentPrincipal() principal: Principal, @WebhookId() id: string): Promise<WebhookDto> {
     return this.webhooks.get(principal, id);
   }
 
@@ -70,7 +73,7 @@ export class WebhookController {
   @ApiJsonBody(UpdateWebhookDto, UPDATE_WEBHOOK_EXAMPLES)
   @ApiOkResponse({ type: WebhookDto, example: WEBHOOK_EXAMPLE })
   @ApiProblems(400, 404)
-  update(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the webhook', WEBHOOK_ID_EXAMPLE) id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
+  update(@CurrentPrincipal() principal: Principal, @WebhookId() id: string, @Body() body: UpdateWebhookDto): Promise<WebhookDto> {
     return this.webhooks.update(principal, id, body);
   }
 
@@ -79,7 +82,7 @@ export class WebhookController {
   @ApiOperation({ summary: 'Delete a webhook and its deliveries' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblems(404)
-  delete(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the webhook', WEBHOOK_ID_EXAMPLE) id: string): Promise<void> {
+  delete(@CurrentPrincipal() principal: Principal, @WebhookId() id: string): Promise<void> {
     return this.webhooks.delete(principal, id);
   }
 
@@ -87,7 +90,7 @@ export class WebhookController {
   @ApiOperation({ summary: 'A new signing secret, shown this once; deliveries are signed with it from now on' })
   @ApiCreatedResponse({ type: WebhookSecretDto, example: SECRET_EXAMPLE })
   @ApiProblems(404)
-  rotateSecret(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the webhook', WEBHOOK_ID_EXAMPLE) id: string): Promise<WebhookSecretDto> {
+  rotateSecret(@CurrentPrincipal() principal: Principal, @WebhookId() id: string): Promise<WebhookSecretDto> {
     return this.webhooks.rotateSecret(principal, id);
   }
 
@@ -97,7 +100,7 @@ export class WebhookController {
   @ApiProblems(400, 404)
   deliveries(
     @CurrentPrincipal() principal: Principal,
-    @IdParam('id', 'the webhook', WEBHOOK_ID_EXAMPLE) id: string,
+    @WebhookId() id: string,
     @Query() query: DeliveriesQueryDto,
   ): Promise<WebhookDeliveryPageDto> {
     return this.webhooks.listDeliveries(principal, id, query);

@@ -25,16 +25,8 @@ const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 function toDto(w: WebhookRecord): WebhookDto {
   return {
-    id: w.id,
-    tenantId: w.tenantId,
-    url: w.url,
-    description: w.description,
-    events: w.events,
-    serverIds: w.serverIds,
-    enabled: w.enabled,
-    disabledReason: w.disabledReason,
+    ...w,
     disabledAt: iso(w.disabledAt),
-    consecutiveFailures: w.consecutiveFailures,
     failingSince: iso(w.failingSince),
     lastSuccessAt: iso(w.lastSuccessAt),
     lastFailureAt: iso(w.lastFailureAt),
@@ -43,20 +35,14 @@ function toDto(w: WebhookRecord): WebhookDto {
   };
 }
 
-function toDeliveryDto(d: WebhookDeliveryRecord): WebhookDeliveryDto {
+function toDeliveryDto({ attempts, attemptLog, nextAttemptAt, deliveredAt, createdAt, webhookId: _, ...d }: WebhookDeliveryRecord): WebhookDeliveryDto {
   return {
-    id: d.id,
-    eventId: d.eventId,
-    type: d.type,
-    serverId: d.serverId,
-    status: d.status,
-    attemptCount: d.attempts,
-    nextAttemptAt: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
-    lastStatusCode: d.lastStatusCode,
-    lastError: d.lastError,
-    deliveredAt: iso(d.deliveredAt),
-    createdAt: d.createdAt.toISOString(),
-    attempts: d.attemptLog.map((a) => ({ attempt: a.attempt, at: a.at.toISOString(), durationMs: a.durationMs, statusCode: a.statusCode, error: a.error })),
+    ...d,
+    attemptCount: attempts,
+    nextAttemptAt: d.status === 'pending' ? iso(nextAttemptAt) : null,
+    deliveredAt: iso(deliveredAt),
+    createdAt: createdAt.toISOString(),
+    attempts: attemptLog.map((a) => ({ ...a, at: a.at.toISOString() })),
   };
 }
 

@@ -128,20 +128,7 @@ export class WebhookDeliveryRepository {
   async claim(id: string, leaseMs: number, maxAttempts: number): Promise<ClaimResult> {
     if (!isUuid(id)) return { status: 'none' };
     return this.sql.transaction(async (q) => {
-      const [row] = await q<{
-        attempts: number;
-        leaseUntil: Date | null;
-        expired: boolean;
-        due: boolean;
-        enabled: boolean;
-        webhookId: string;
-        url: string;
-        secretCipher: string;
-        eventId: string;
-        type: string;
-        at: Date;
-        data: Record<string, unknown>;
-      }>(
+      const [row] = await q<Omit<ClaimedDelivery, 'id' | 'attemptsBefore'> & { attempts: number; leaseUntil: Date | null; expired: boolean; due: boolean; enabled: boolean }>(
         `SELECT d.attempts, d.lease_until AS "leaseUntil", d.lease_until < now() AS expired,
                 COALESCE(d.next_attempt_at <= now() + interval '2 seconds', true) AS due,
                 w.enabled, w.id AS "webhookId", w.url, w.secret_cipher AS "secretCipher",

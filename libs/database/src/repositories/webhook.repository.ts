@@ -25,15 +25,7 @@ export interface WebhookRecord {
   updatedAt: Date;
 }
 
-export interface WebhookCreate {
-  id: string;
-  tenantId: string | null;
-  url: string;
-  description: string | null;
-  events: ServerEventType[];
-  serverIds: string[];
-  secretCipher: string;
-}
+export type WebhookCreate = Pick<WebhookRecord, 'id' | 'tenantId' | 'url' | 'description' | 'events' | 'serverIds'> & { secretCipher: string };
 
 export interface WebhookChange {
   url?: string;
