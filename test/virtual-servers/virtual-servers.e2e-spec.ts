@@ -8,7 +8,8 @@ import { everythingStdio, memoryStdio } from '../fixtures/reference-servers';
 import { startTestApp, TestApp } from '../support/app';
 import { registerServer, settled, waitFor } from '../support/servers';
 import { expectProblem, fields, makeTenant, TenantKey } from '../support/tenants';
-import { rpc, sdk1Client, sdk2Client } from './clients';
+import { inspector, inspectorCall, pythonClient, pythonMcp, sdk1Client, sdk2Client } from '../support/mcp-clients';
+import { rpc } from './clients';
 
 type Text = { type: string; text?: string };
 
@@ -40,6 +41,8 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
       return servers.has(everything) && servers.has(memory);
     });
   }, 120_000);
+  const vurl = (id: string) => `${t.baseUrl}/mcp/v/${id}`;
+
   afterAll(async () => {
     await t?.close();
     rmSync(memoryDir, { recursive: true, force: true });
@@ -56,7 +59,7 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
   });
 
   it('lists and calls the tools of both servers through the TypeScript SDK 1.x client', async () => {
-    const client = await sdk1Client(t, virtualId, a.key);
+    const client = await sdk1Client(vurl(virtualId), a.key);
     try {
       const { tools } = await client.listTools();
       const names = tools.map((x) => x.name);
@@ -76,22 +79,42 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
     }
   });
 
-  it.each([
-    ['legacy', '2025-11-25'],
-    ['auto', '2026-07-28'],
-    ['2026-07-28', '2026-07-28'],
-  ] as const)('lists and calls its tools through the 2.x client (%s negotiation: revision %s)', async (mode, revision) => {
-    const client = await sdk2Client(t, virtualId, a.key, mode);
-    try {
-      expect(client.getNegotiatedProtocolVersion()).toBe(revision);
-      const { tools } = await client.listTools();
-      expect(tools.map((x) => x.name)).toEqual(expect.arrayContaining(['everything__echo', 'memory__read_graph']));
-      const sum = await client.callTool({ name: 'everything__get-sum', arguments: { a: 2, b: 40 } });
-      expect(JSON.stringify(sum.content)).toContain('42');
-    } finally {
-      await client.close();
-    }
+  for (const mode of ['pinned', 'auto'] as const) {
+    it(`lists and calls its tools through the 2.x client ${mode === 'pinned' ? 'in 2026-07-28-only mode' : 'in auto mode'}, on 2026-07-28`, async () => {
+      const client = await sdk2Client(vurl(virtualId), a.key, mode);
+      try {
+        expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+        const { tools } = await client.listTools();
+        expect(tools.map((x) => x.name)).toEqual(expect.arrayContaining(['everything__echo', 'memory__read_graph']));
+        const sum = await client.callTool({ name: 'everything__get-sum', arguments: { a: 2, b: 40 } });
+        expect(JSON.stringify(sum.content)).toContain('42');
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  it('lists and calls its tools through inspector-cli', async () => {
+    const listed = await inspector(vurl(virtualId), a.key, ['--method', 'tools/list']);
+    expect(listed.tools.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(['everything__echo', 'memory__read_graph']));
+    const called = await inspectorCall(vurl(virtualId), a.key, 'everything__echo', { message: 'from the inspector' });
+    expect(JSON.stringify(called.content)).toContain('from the inspector');
   });
+
+  const py = pythonMcp();
+  for (const era of ['initialize', 'discover'] as const) {
+    const name = `lists and calls its tools through the Python MCP SDK (${era})`;
+    if ('missing' in py) {
+      it.skip(`${name}: skipped, ${py.missing}`, () => undefined);
+      continue;
+    }
+    it(name, async () => {
+      const out = await pythonClient(py.python, vurl(virtualId), a.key, era, 'everything__echo', { message: `from python ${era}` });
+      expect(out.protocolVersion).toBe(era === 'discover' ? '2026-07-28' : '2025-11-25');
+      expect(out.tools).toEqual(expect.arrayContaining(['everything__echo', 'memory__read_graph']));
+      expect(JSON.stringify(out.result.content)).toContain(`from python ${era}`);
+    });
+  }
 
   it('answers a name it does not list as an unknown tool (invalid params)', async () => {
     const unknown = await rpc(t, `/mcp/v/${virtualId}`, a.key, 'tools/call', { name: 'everything__no-such-tool', arguments: {} });
@@ -147,7 +170,7 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
     const made = await t.request('POST', '/api/v1/virtual-servers', { body: { name: 'echo-only', tools: [{ serverId: everything, toolName: 'echo' }] } });
     expect(made.status).toBe(201);
     expect(made.body.tenantId).toBeNull();
-    const client = await sdk1Client(t, made.body.id, b.key);
+    const client = await sdk1Client(vurl(made.body.id), b.key);
     try {
       expect((await client.listTools()).tools.map((x) => x.name)).toEqual(['everything__echo']);
     } finally {
@@ -160,7 +183,7 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
   });
 
   it('drops a disabled member from tools/list within seconds and tells a connected 2025-era client', async () => {
-    const client = await sdk1Client(t, virtualId, a.key);
+    const client = await sdk1Client(vurl(virtualId), a.key);
     let told = 0;
     const notified = new Promise<void>((resolve) =>
       client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
