@@ -10,6 +10,7 @@ import { ServerPage } from './pages/server';
 import { ServersPage } from './pages/servers';
 import { SignIn } from './pages/sign-in';
 import { TryToolPage } from './pages/try-tool';
+import { VirtualServerPage, VirtualServersPage } from './pages/virtual-servers';
 import { href, useRoute } from './router';
 
 export type Role = 'admin' | 'tenant';
@@ -64,6 +65,7 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
           {link(href('servers'), 'Servers', section === 'servers')}
           {link(href('register'), 'Register', section === 'register')}
           {link(href('search'), 'Search tools', section === 'search')}
+          {link(href('virtual'), 'Virtual servers', section === 'virtual')}
           {link(href('catalog'), 'Catalog', section === 'catalog')}
           {role === 'admin' && link(href('admin', 'sources'), 'Catalog sources', section === 'sources')}
           {role === 'admin' && link(href('admin', 'tenants'), 'Tenants', section === 'tenants')}
@@ -92,6 +94,7 @@ function Page({ role, path, query }: { role: Role; path: string[]; query: URLSea
   }
   if (a === 'register') return <RegisterPage role={role} />;
   if (a === 'search') return <SearchPage initial={query.get('q') ?? ''} />;
+  if (a === 'virtual') return b ? <VirtualServerPage key={b} virtualId={b} /> : <VirtualServersPage />;
   if (a === 'catalog') {
     if (b === 'import' && !c) return <CatalogImportPage />;
     if (b && c) return <CatalogEntryPage key={`${b}@${c}`} name={b} version={c} role={role} />;
