@@ -1,7 +1,7 @@
 import { Principal } from '@app/domain';
 import { REGISTRY_TOOLS, registryDefinition, RegistryTools, registryVersion } from '@app/mcp-server';
 import { Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiExcludeEndpoint, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import { ApiMcpAnswer, SEARCH_TOOLS_ANSWER_EXAMPLE } from '../common/api-examples';
@@ -73,7 +73,20 @@ export class McpController {
 
   /** The 2025-era standalone SSE stream: notifications/*_list_changed when a list the caller sees changes. */
   @Get()
-  @ApiExcludeEndpoint()
+  @ApiOperation({
+    summary: 'The change stream of the initialize era (Server-Sent Events): list_changed notifications for the caller',
+    description:
+      'With `Accept: text/event-stream` (SDK clients open it after initialize): stays open and carries ' +
+      '`notifications/resources/list_changed` (and tools, prompts) whenever a list the caller sees changes, whichever ' +
+      'replica the change was made on. No session: any replica holds it. A GET naming 2026-07-28 in ' +
+      'MCP-Protocol-Version answers 405 (that revision listens with subscriptions/listen). See docs/mcp.md.',
+  })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({
+    description: 'An event stream that stays open',
+    content: { 'text/event-stream': { schema: { type: 'string' }, example: 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/resources/list_changed"}\n\n' } },
+  })
+  @ApiProblems(403, 405, 406, 503)
   async get(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
     await this.endpoint.serve(this.route, principal, req, res);
   }
