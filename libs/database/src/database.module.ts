@@ -11,11 +11,12 @@ import { ServerRepository } from './repositories/server.repository';
 import { TenantRepository } from './repositories/tenant.repository';
 import { ServerListingRepository } from './repositories/server-listing.repository';
 import { ToolRepository } from './repositories/tool.repository';
+import { ToolReviewRepository } from './repositories/tool-review.repository';
 import { VirtualServerRepository } from './repositories/virtual-server.repository';
 import { WebhookDeliveryRepository } from './repositories/webhook-delivery.repository';
 import { WebhookRepository } from './repositories/webhook.repository';
 
-const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, ServerListingRepository, DiscoveryRunRepository, DiscoveryStateRepository, OAuthRepository, CatalogEntryRepository, CatalogSourceRepository, HealthRepository, VirtualServerRepository, WebhookRepository, WebhookDeliveryRepository];
+const REPOSITORIES = [TenantRepository, ApiKeyRepository, ServerRepository, AuditRepository, ToolRepository, ToolReviewRepository, ServerListingRepository, DiscoveryRunRepository, DiscoveryStateRepository, OAuthRepository, CatalogEntryRepository, CatalogSourceRepository, HealthRepository, VirtualServerRepository, WebhookRepository, WebhookDeliveryRepository];
 
 /** The repositories, on the process's one PrismaClient (the PRISMA token comes from the platform module). */
 @Global()

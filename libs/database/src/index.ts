@@ -1,5 +1,5 @@
 export { createPrismaClient, createDatabaseClients, DatabaseClients, PrismaClient } from './prisma.service';
-export { Sql } from './sql';
+export { Sql, TransactionQuery } from './sql';
 export { DatabaseAvailability, isDatabaseUnavailable, DATABASE_RETRY_AFTER_SECONDS } from './database-availability';
 export { PRISMA, SQL } from './tokens';
 export { DatabaseModule } from './database.module';
@@ -32,9 +32,25 @@ export {
   CatalogDiscovery,
 } from './repositories/catalog-entry.repository';
 export { CatalogSourceRepository, CatalogSourceRecord } from './repositories/catalog-source.repository';
-export { ToolRepository, StoredTool, ToolChanges } from './repositories/tool.repository';
+export { ToolRepository, StoredTool, ToolChanges, ToolApproval, WithheldReason, WithheldTool } from './repositories/tool.repository';
 export { ServerListingRepository, DiscoveredListings } from './repositories/server-listing.repository';
-export { DiscoveryRunRepository, DiscoveryRunRecord, DroppedTool, DiscoveryRunEnd } from './repositories/discovery-run.repository';
+export {
+  ToolReviewRepository,
+  HeldToolRecord,
+  ToolDecision,
+  ToolDecisionRecord,
+  ToolOverrideInput,
+  ToolOverrideRecord,
+} from './repositories/tool-review.repository';
+export {
+  LIVE_SERVER,
+  TOOL_OVERRIDE_JOIN,
+  SERVED_TOOL,
+  SERVED_DEFINITION,
+  definitionJson,
+  visibleTo,
+} from './repositories/effective-tools';
+export { DiscoveryRunRepository, DiscoveryRunRecord, DroppedTool, DiscoveryRunEnd, ToolChange } from './repositories/discovery-run.repository';
 export {
   DiscoveryStateRepository,
   DiscoverySubject,

@@ -18,6 +18,9 @@ export type PreparedStatements = 'off' | 'per-connection' | 'shared-session';
  * pooling proxy that cannot keep prepared statements
  * (DATABASE_PREPARED_STATEMENTS=false).
  */
+/** A statement inside Sql.transaction(); `name` as for Sql.query(). */
+export type TransactionQuery = <R extends QueryResultRow>(text: string, values?: unknown[], name?: string) => Promise<R[]>;
+
 export class Sql {
   private readonly clientIds = new WeakMap<PoolClient, number>();
   private nextClientId = 1;
@@ -33,15 +36,21 @@ export class Sql {
     if (this.prepared === 'per-connection') return (await this.pool.query<T>({ name, text, values })).rows;
     const client = await this.pool.connect();
     try {
-      let id = this.clientIds.get(client);
-      if (id === undefined) {
-        id = this.nextClientId++;
-        this.clientIds.set(client, id);
-      }
-      return (await client.query<T>({ name: `${name}#${id}`, text, values })).rows;
+      return await this.onClient<T>(client, text, values, name);
     } finally {
       client.release();
     }
+  }
+
+  private async onClient<T extends QueryResultRow>(client: PoolClient, text: string, values: unknown[], name?: string): Promise<T[]> {
+    if (!name || this.prepared === 'off') return (await client.query<T>(text, values)).rows;
+    if (this.prepared === 'per-connection') return (await client.query<T>({ name, text, values })).rows;
+    let id = this.clientIds.get(client);
+    if (id === undefined) {
+      id = this.nextClientId++;
+      this.clientIds.set(client, id);
+    }
+    return (await client.query<T>({ name: `${name}#${id}`, text, values })).rows;
   }
 
   /**
@@ -49,12 +58,12 @@ export class Sql {
    * when it throws. For the few writes that must lock something first (a tenant's quota) and then read
    * what the lock protects with a fresh snapshot (READ COMMITTED takes one per statement).
    */
-  async transaction<T>(work: (query: <R extends QueryResultRow>(text: string, values?: unknown[]) => Promise<R[]>) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (query: TransactionQuery) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
       await client.query('BEGIN');
-      const result = await work(async <R extends QueryResultRow>(text: string, values: unknown[] = []) => (await client.query<R>(text, values)).rows);
+      const result = await work(<R extends QueryResultRow>(text: string, values: unknown[] = [], name?: string) => this.onClient<R>(client, text, values, name));
       await client.query('COMMIT');
       return result;
     } catch (err) {

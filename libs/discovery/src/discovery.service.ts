@@ -24,6 +24,7 @@ import { DISCOVERY_LIMITS } from './discovery.tokens';
 import { listItems } from './item-lister';
 import { DEFAULT_LISTING_LIMITS, listAllTools, ListingLimits } from './tool-lister';
 import { ToolChangeWatcher } from './tool-change-watcher';
+import { listingHash } from './tool-definition';
 
 export interface DiscoveryAttempt {
   serverId: string;
@@ -278,6 +279,7 @@ export class DiscoveryService implements OnModuleDestroy {
         durationMs,
         stderr: storableField(readStderr?.() || null),
         nextDiscoveryAt: nextDiscoveryAt(server, this.config.discovery.intervalSeconds),
+        toolsHash: listingHash(listing.tools),
         // The platform's servers are not counted against any tenant.
         toolQuota: server.tenantId ? { tenantId: server.tenantId, maxTools: this.config.tenantLimits.maxTools } : undefined,
         // Written when there is something to write or something stored to replace.

@@ -6,6 +6,6 @@ export { DiscoveryScheduler, SweepReport, sweepIntervalMs } from './discovery-sc
 export { ToolChangeWatcher, WatchLimits, DEFAULT_WATCH_LIMITS, WATCH_LIMITS } from './tool-change-watcher';
 export { DISCOVERY_LIMITS } from './discovery.tokens';
 export { listAllTools, listPages, ListingLimits, DEFAULT_LISTING_LIMITS, ToolListing, ListingContext } from './tool-lister';
-export { checkTool, canonicalJson, toolHash, ToolCollector, ToolCheck, MAX_TOOL_BYTES, MAX_DROPPED_REPORTED } from './tool-definition';
+export { checkTool, canonicalJson, toolHash, listingHash, ToolCollector, ToolCheck, MAX_TOOL_BYTES, MAX_DROPPED_REPORTED } from './tool-definition';
 export { TenantShare, shareRetryMs, SHARE_RETRY_MS, SHARE_RETRY_MAX_MS } from './tenant-share';
 export { listItems, ItemListingContext, MAX_ITEM_BYTES, MAX_KEY_LENGTH } from './item-lister';

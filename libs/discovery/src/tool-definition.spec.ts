@@ -20,10 +20,20 @@ describe('canonical tool definitions', () => {
     expect(toolHash(deeper)).not.toBe(base);
   });
 
-  it('stores the hash of what it keeps, so a listed tool and a stored one compare equal', () => {
-    const check = checkTool(tool({ description: 'Finds things', icons: [{ src: 'x' }] }));
+  it('keeps every field MCP defines for a tool (icons, execution, _meta included) and hashes exactly what it keeps', () => {
+    const listed = tool({ description: 'Finds things', icons: [{ src: 'https://x.example/i.png', sizes: ['48x48'] }], execution: { taskSupport: 'optional' }, _meta: { 'a.example/k': 1 } });
+    const check = checkTool({ ...listed, unknownField: 'not stored' });
     expect(check.ok).toBe(true);
-    if (check.ok) expect(check.tool.hash).toBe(toolHash({ name: 'search', description: 'Finds things', inputSchema: tool().inputSchema }));
+    if (!check.ok) return;
+    const { hash, ...kept } = check.tool;
+    expect(kept).toEqual(listed);
+    expect(hash).toBe(toolHash(listed as never));
+  });
+
+  it('hashes the RFC 8785 canonical form (sorted keys, ECMAScript number form)', () => {
+    expect(canonicalJson({ b: 1e21, a: [1.0, 'é', null] })).toBe('{"a":[1,"é",null],"b":1e+21}');
+    const a = tool({ execution: { taskSupport: 'required' } });
+    expect(toolHash(a as never)).not.toBe(toolHash(tool({ execution: { taskSupport: 'optional' } }) as never));
   });
 });
 
@@ -39,6 +49,9 @@ describe('checking one tool at a time', () => {
     ['an inputSchema of another type', { name: 't', inputSchema: { type: 'array' } }, 'inputSchema is not a schema of type "object"'],
     ['a description that is a number', { name: 't', description: 3, inputSchema: { type: 'object' } }, 'description is not a string'],
     ['annotations that are a list', { name: 't', annotations: [], inputSchema: { type: 'object' } }, 'annotations is not an object'],
+    ['icons that are not a list', { name: 't', icons: { src: 'x' }, inputSchema: { type: 'object' } }, 'icons is not an array'],
+    ['an execution that is a string', { name: 't', execution: 'task', inputSchema: { type: 'object' } }, 'execution is not an object'],
+    ['a _meta that is a list', { name: 't', _meta: [], inputSchema: { type: 'object' } }, '_meta is not an object'],
     ['a definition over the size bound', { name: 't', description: 'x'.repeat(MAX_TOOL_BYTES), inputSchema: { type: 'object' } }, 'the definition is larger than 256 KiB'],
   ])('drops a tool with %s', (_label, raw, reason) => {
     const check = checkTool(raw);

@@ -1,5 +1,6 @@
 import type { DroppedTool, StoredTool } from '@app/database';
 import type { ToolDefinition } from '@app/domain';
+import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
 import { Redact, storableJson, storableText, UncleanableError } from './discovered-text';
 
@@ -11,21 +12,23 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** JSON with object keys sorted at every depth: equal definitions give equal text, whatever the key order. */
+/** RFC 8785 (JSON Canonicalization Scheme): equal definitions give equal text, whatever the key order. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  if (isObject(value)) {
-    const keys = Object.keys(value)
-      .filter((k) => value[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
+  return canonicalize(value) ?? 'null';
 }
 
-/** sha256 of the whole canonical definition: any change to any field is a change. */
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** sha256 of the definition's canonical JSON: any change to any field is a change. */
 export function toolHash(tool: ToolDefinition): string {
-  return createHash('sha256').update(canonicalJson(tool)).digest('hex');
+  return sha256(canonicalJson(tool));
+}
+
+/** The hash of a whole listing: its tools by name, each with its definition's hash (order is not a change). */
+export function listingHash(tools: readonly { name: string; hash: string }[]): string {
+  return sha256(canonicalJson(Object.fromEntries(tools.map((t) => [t.name, t.hash]))));
 }
 
 export type ToolCheck = { ok: true; tool: StoredTool } | { ok: false; reason: string; name?: string };
@@ -42,10 +45,16 @@ function optionalObject(raw: Record<string, unknown>, field: string): Record<str
   return isObject(v) ? v : new Error(`${field} is not an object`);
 }
 
+function optionalArray(raw: Record<string, unknown>, field: string): unknown[] | undefined | Error {
+  const v = raw[field];
+  if (v === undefined || v === null) return undefined;
+  return Array.isArray(v) ? v : new Error(`${field} is not an array`);
+}
+
 /**
- * Checks one tool as a server listed it, on its own: a malformed tool is
- * reported and left out, and the others are kept. What is kept is exactly the
- * fields of a ToolDefinition (unknown fields are ignored, not stored).
+ * Checks one tool as a server listed it, on its own: a malformed tool is reported and left out, and the others
+ * are kept. What is kept is every field MCP defines for a tool (name, title, description, inputSchema,
+ * outputSchema, annotations, icons, execution, _meta), as sent; fields MCP does not define are not stored.
  */
 export function checkTool(raw: unknown): ToolCheck {
   if (!isObject(raw)) return { ok: false, reason: 'the entry is not an object' };
@@ -58,7 +67,10 @@ export function checkTool(raw: unknown): ToolCheck {
   const description = optionalString(raw, 'description');
   const outputSchema = optionalObject(raw, 'outputSchema');
   const annotations = optionalObject(raw, 'annotations');
-  for (const v of [title, description, outputSchema, annotations]) if (v instanceof Error) return { ok: false, name, reason: v.message };
+  const icons = optionalArray(raw, 'icons');
+  const execution = optionalObject(raw, 'execution');
+  const meta = optionalObject(raw, '_meta');
+  for (const v of [title, description, outputSchema, annotations, icons, execution, meta]) if (v instanceof Error) return { ok: false, name, reason: v.message };
   const inputSchema = raw.inputSchema;
   if (!isObject(inputSchema)) return { ok: false, name, reason: 'inputSchema is missing or not an object' };
   if (inputSchema.type !== 'object') return { ok: false, name, reason: 'inputSchema is not a schema of type "object"' };
@@ -67,9 +79,12 @@ export function checkTool(raw: unknown): ToolCheck {
   if (description !== undefined) tool.description = description as string;
   if (outputSchema !== undefined) tool.outputSchema = outputSchema as Record<string, unknown>;
   if (annotations !== undefined) tool.annotations = annotations as Record<string, unknown>;
+  if (icons !== undefined) tool.icons = icons as unknown[];
+  if (execution !== undefined) tool.execution = execution as Record<string, unknown>;
+  if (meta !== undefined) tool._meta = meta as Record<string, unknown>;
   const canonical = canonicalJson(tool);
   if (Buffer.byteLength(canonical) > MAX_TOOL_BYTES) return { ok: false, name, reason: `the definition is larger than ${MAX_TOOL_BYTES / 1024} KiB` };
-  return { ok: true, tool: { ...tool, hash: createHash('sha256').update(canonical).digest('hex') } };
+  return { ok: true, tool: { ...tool, hash: sha256(canonical) } };
 }
 
 /** How many dropped tools are described on a run; beyond that they are only counted. */

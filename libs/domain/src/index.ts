@@ -34,6 +34,10 @@ export {
 } from './errors';
 export {
   ToolDefinition,
+  TOOL_FIELDS,
+  ToolPolicy,
+  TOOL_POLICIES,
+  OVERRIDE_META_KEY,
   ServerCredentials,
   StoredCredentials,
   ServerRecord,

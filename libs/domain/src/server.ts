@@ -1,6 +1,6 @@
 import { ServerKind, ServerStatus, TransportType } from './enums';
 
-/** An MCP tool as discovered: what the registry hands to models. */
+/** An MCP tool as discovered, every field the server sent of those MCP defines: what the registry hands to models. */
 export interface ToolDefinition {
   name: string;
   title?: string;
@@ -8,7 +8,24 @@ export interface ToolDefinition {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
+  icons?: unknown[];
+  /** How the tool runs (`taskSupport`: forbidden, optional, required). */
+  execution?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
 }
+
+/** The fields of a ToolDefinition, in the order the registry writes them: what a tool's hash is taken over. */
+export const TOOL_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'icons', 'execution', '_meta'] as const;
+
+/**
+ * Which tool definitions of a server are served: `open`, each as discovered; `pinned`, those of the first
+ * discovery, and later new or changed ones once approved; `approval`, each once approved.
+ */
+export type ToolPolicy = 'open' | 'pinned' | 'approval';
+export const TOOL_POLICIES: readonly ToolPolicy[] = ['open', 'pinned', 'approval'];
+
+/** The `_meta` key that marks a definition a server's owner overrode, with the fields overridden. */
+export const OVERRIDE_META_KEY = 'io.mcp-registry/override';
 
 /** Write-only credentials of a server. Never returned, logged, queued or put in an error. */
 export interface ServerCredentials {
@@ -94,6 +111,9 @@ export interface ServerRecord {
   auth?: ServerAuthConfig | null;
   /** Upstream OAuth as the view shows it (absent: none). */
   authorization?: ServerAuthorizationView;
+  toolPolicy: ToolPolicy;
+  /** Tool definitions waiting for a decision. */
+  pendingToolChanges: number;
 }
 
 /** Who is asking: the platform administrator, or one tenant. Every read and write is scoped by it. */

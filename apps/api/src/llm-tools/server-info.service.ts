@@ -56,7 +56,7 @@ export class ServerInfoService {
     return this.cache.answer(`info:${serverId}`, principal, async () => {
       const server = await this.servers.findById(serverId, principal);
       if (!server) throw new NotFoundError(`server ${serverId} not found`);
-      return { value: toMcpServerInfo(server, await this.tools.listByServer(server.id)), subject: { serverId: server.id, tenantId: server.tenantId } };
+      return { value: toMcpServerInfo(server, await this.tools.listServed(server.id, principal)), subject: { serverId: server.id, tenantId: server.tenantId } };
     });
   }
 
@@ -70,7 +70,7 @@ export class ServerInfoService {
   async getServerInfo(principal: Principal, serverId: string): Promise<McpServerInfo> {
     const server = await this.servers.findById(serverId, principal);
     if (!server) throw new NotFoundError(`server ${serverId} not found`);
-    return toMcpServerInfo(server, await this.tools.listByServer(server.id));
+    return toMcpServerInfo(server, await this.tools.listServed(server.id, principal));
   }
 
   async listServers(principal: Principal, input: ListServersInput): Promise<ListServersResult> {
@@ -81,7 +81,7 @@ export class ServerInfoService {
       { kinds: kind ? [kind] : undefined, status },
       { pageSize: input.pageSize ?? DEFAULT_PAGE_SIZE, pageToken: input.pageToken },
     );
-    const tools = await this.tools.listByServers(page.items.map((s) => s.id));
+    const tools = await this.tools.listServedByServers(page.items.map((s) => s.id), principal);
     return {
       servers: page.items.map((s) => toMcpServerInfo(s, tools.get(s.id) ?? [])),
       ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),

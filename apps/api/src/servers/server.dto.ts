@@ -1,4 +1,4 @@
-import { KIND_WIRE_NAMES, STATUS_WIRE_NAMES, TransportType } from '@app/domain';
+import { KIND_WIRE_NAMES, STATUS_WIRE_NAMES, TOOL_POLICIES, ToolPolicy, TransportType } from '@app/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -205,6 +205,17 @@ class RegistrationFieldsDto {
   @Min(LIMITS.minIntervalSeconds)
   @Max(LIMITS.maxIntervalSeconds)
   discoveryIntervalSeconds?: number | null;
+
+  @ApiPropertyOptional({
+    description:
+      'Which tool definitions are served (default open): open, each as discovered; pinned, those of the first discovery, later new or ' +
+      'changed ones once approved; approval, each once approved (GET /api/v1/servers/{id}/tool-changes). Changed to open, every ' +
+      'definition waiting is approved. See docs/tool-integrity.md',
+    enum: TOOL_POLICIES,
+  })
+  @IsOptionalNotNull()
+  @IsEnum(TOOL_POLICIES, { message: `toolPolicy must be one of ${TOOL_POLICIES.join(', ')}` })
+  toolPolicy?: ToolPolicy;
 }
 
 export class CreateServerDto extends RegistrationFieldsDto {
@@ -413,8 +424,14 @@ export class ServerDto {
   @ApiProperty({ description: 'Capabilities the server reported, e.g. ["tools","resources"]', type: [String] })
   capabilities!: string[];
 
-  @ApiProperty({ description: 'Tools found by the last discovery' })
+  @ApiProperty({ description: 'Tools found by the last discovery (those waiting for a decision included)' })
   toolCount!: number;
+
+  @ApiProperty({ description: 'Which tool definitions are served: open, pinned or approval', enum: TOOL_POLICIES })
+  toolPolicy!: ToolPolicy;
+
+  @ApiProperty({ description: 'Tool definitions waiting for a decision (GET /api/v1/servers/{id}/tool-changes)' })
+  pendingToolChanges!: number;
 
   @ApiProperty({ description: 'Resources found by the last discovery', nullable: true, type: Number })
   resourceCount!: number | null;
@@ -482,14 +499,44 @@ export class ToolDefinitionDto {
 
   @ApiPropertyOptional({ description: 'MCP tool annotations', type: 'object', additionalProperties: true })
   annotations?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'Icons, as the server sent them', type: 'array', items: { type: 'object', additionalProperties: true } })
+  icons?: unknown[];
+
+  @ApiPropertyOptional({ description: 'How the tool runs: taskSupport (forbidden, optional, required)', type: 'object', additionalProperties: true })
+  execution?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    description: "The tool's _meta as the server sent it; an overridden definition carries io.mcp-registry/override: {fields}",
+    type: 'object',
+    additionalProperties: true,
+  })
+  _meta?: Record<string, unknown>;
+}
+
+export class WithheldToolDto {
+  @ApiProperty({ description: 'Why it is not served: its definition waits for a decision, was rejected, or the tool is disabled', enum: ['pending', 'rejected', 'disabled'] })
+  reason!: 'pending' | 'rejected' | 'disabled';
+
+  @ApiProperty({ description: "sha256 of the definition's RFC 8785 canonical JSON" })
+  hash!: string;
+
+  @ApiProperty({ description: 'The definition as discovered (with its override, if any)', type: ToolDefinitionDto })
+  tool!: ToolDefinitionDto;
 }
 
 export class ToolListDto {
   @ApiProperty({ description: 'The server' })
   serverId!: string;
 
-  @ApiProperty({ description: 'Tools as last discovered, in the order the server listed them', type: [ToolDefinitionDto] })
+  @ApiProperty({
+    description: 'The tools served, as last discovered, in the order the server listed them, with their overrides (marked in _meta)',
+    type: [ToolDefinitionDto],
+  })
   tools!: ToolDefinitionDto[];
+
+  @ApiPropertyOptional({ description: 'For the owner and the admin, when there are any: the tools discovered and not served, and why', type: [WithheldToolDto] })
+  withheld?: WithheldToolDto[];
 }
 
 export class DroppedToolDto {
@@ -501,6 +548,20 @@ export class DroppedToolDto {
 
   @ApiProperty({ description: 'Why it was left out' })
   reason!: string;
+}
+
+export class ToolChangeSummaryDto {
+  @ApiProperty({ description: 'The tool' })
+  name!: string;
+
+  @ApiProperty({ description: 'The fields whose value changed', type: [String], example: ['description', 'inputSchema'] })
+  fields!: string[];
+
+  @ApiProperty({ description: 'Hash of the definition after' })
+  hash!: string;
+
+  @ApiProperty({ description: 'Hash of the definition before' })
+  previousHash!: string;
 }
 
 export class DiscoveryRunDto {
@@ -542,6 +603,15 @@ export class DiscoveryRunDto {
 
   @ApiProperty({ description: 'Tools the server listed that were not valid and were left out, with why', type: [DroppedToolDto] })
   dropped!: DroppedToolDto[];
+
+  @ApiProperty({ description: "sha256 of the listing's RFC 8785 canonical JSON (tool name to definition hash); null unless it succeeded", nullable: true, type: String })
+  toolsHash!: string | null;
+
+  @ApiProperty({ description: 'For each changed tool: the fields whose value changed, and its hashes before and after', type: [ToolChangeSummaryDto] })
+  changes!: ToolChangeSummaryDto[];
+
+  @ApiProperty({ description: 'Tools whose new or changed definition this run held for a decision (tool policy pinned or approval)', type: [String] })
+  held!: string[];
 }
 
 export class DiscoveryRunPageDto {

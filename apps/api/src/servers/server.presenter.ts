@@ -49,6 +49,8 @@ export function toServerDto(s: ServerRecord, principal: Principal): ServerDto {
     instructions: s.instructions,
     capabilities: capabilityNames(s.capabilities),
     toolCount: s.toolCount,
+    toolPolicy: s.toolPolicy,
+    pendingToolChanges: s.pendingToolChanges,
     resourceCount: s.resourceCount,
     promptCount: s.promptCount,
     resourceTemplateCount: s.resourceTemplateCount,
@@ -76,5 +78,8 @@ export function toDiscoveryRunDto(r: DiscoveryRunRecord): DiscoveryRunDto {
     removed: r.removed,
     changed: r.changed,
     dropped: r.dropped.map((d) => ({ index: d.index, ...(d.name !== undefined ? { name: d.name } : {}), reason: d.reason })),
+    toolsHash: r.toolsHash,
+    changes: r.changes,
+    held: r.held,
   };
 }

@@ -202,4 +202,4 @@ export function assertOwnerOrAdmin(principal: Principal, server: ServerRecord, a
 }
 
 /** What an INTEGRATION server lets its owner change: Pipedream decides how it is reached. */
-export const INTEGRATION_MUTABLE = new Set(['name', 'enabled', 'metadata', 'discoveryIntervalSeconds']);
+export const INTEGRATION_MUTABLE = new Set(['name', 'enabled', 'metadata', 'discoveryIntervalSeconds', 'toolPolicy']);

@@ -15,6 +15,7 @@ import {
   FieldError,
   ForbiddenError,
   InvalidInputError,
+  isAdmin,
   NotFoundError,
   parseKind,
   parseStatus,
@@ -209,6 +210,7 @@ export class ServerService {
       enabled,
       metadata: dto.metadata ?? {},
       discoveryIntervalSeconds: dto.discoveryIntervalSeconds ?? null,
+      toolPolicy: dto.toolPolicy ?? 'open',
       appSlug: null,
       accountId: null,
       status: enabled ? ServerStatus.DISCOVERING : ServerStatus.DISCONNECTED,
@@ -245,7 +247,7 @@ export class ServerService {
     if (given.length === 0) return toServerDto(server, principal);
     if (server.kind === ServerKind.INTEGRATION) {
       const fixed = given.filter((k) => !INTEGRATION_MUTABLE.has(k));
-      const reason = 'is managed by Pipedream Connect for INTEGRATION servers; only name, enabled, metadata and discoveryIntervalSeconds change';
+      const reason = 'is managed by Pipedream Connect for INTEGRATION servers; only name, enabled, metadata, discoveryIntervalSeconds and toolPolicy change';
       assertNoFieldErrors(fixed.map((field): FieldError => ({ field, message: reason })));
     }
     const connection = {
@@ -274,6 +276,7 @@ export class ServerService {
     if (dto.metadata !== undefined) change.metadata = dto.metadata;
     if (dto.enabled !== undefined) change.enabled = dto.enabled;
     if (dto.discoveryIntervalSeconds !== undefined) change.discoveryIntervalSeconds = dto.discoveryIntervalSeconds;
+    if (dto.toolPolicy !== undefined) change.toolPolicy = dto.toolPolicy;
     if (dto.credentials === null) {
       change.credentialsCipher = null;
       change.credentialsEnv = null;
@@ -342,9 +345,13 @@ export class ServerService {
     return toServerDto(updated, principal);
   }
 
+  /** The served tools (also of a server not live now); for the owner and the admin, also those not served and why (when any). */
   async tools(principal: Principal, id: string): Promise<ToolListDto> {
     const server = await this.findVisible(principal, id);
-    return { serverId: server.id, tools: await this.toolRepository.listByServer(server.id) };
+    const tools = await this.toolRepository.listServed(server.id, principal, { live: false });
+    if (!isAdmin(principal) && server.tenantId !== principal.tenantId) return { serverId: server.id, tools };
+    const withheld = await this.toolRepository.listWithheld(server.id);
+    return { serverId: server.id, tools, ...(withheld.length > 0 ? { withheld } : {}) };
   }
 
   async discoveries(principal: Principal, id: string, query: DiscoveriesQueryDto): Promise<DiscoveryRunPageDto> {
@@ -376,6 +383,7 @@ function createdEntry(server: ServerCreate) {
       kind: server.kind,
       transport: server.transport,
       hasCredentials: server.credentialsCipher !== null || server.credentialsEnv !== null,
+      ...(server.toolPolicy && server.toolPolicy !== 'open' ? { toolPolicy: server.toolPolicy } : {}),
       ...(server.oauthConfig ? { auth: { ...server.oauthConfig, hasClientSecret: !!server.oauthClientSecretCipher } } : {}),
     },
   };

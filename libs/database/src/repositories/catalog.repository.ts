@@ -3,6 +3,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { isUuid } from '../page';
 import { Sql } from '../sql';
 import { SQL } from '../tokens';
+import {
+  LIVE_SERVER,
+  SERVED_ANNOTATIONS_TITLE,
+  SERVED_DEFINITION,
+  SERVED_DESCRIPTION,
+  SERVED_TITLE,
+  SERVED_TOOL,
+  SERVED_TOOLS_HASH,
+  TOOL_OVERRIDE_JOIN,
+} from './effective-tools';
 
 /** One tool, as the catalog indexes it: what a search ranks by (the index reads it once and keeps the identity). */
 export interface CatalogToolRow {
@@ -14,7 +24,7 @@ export interface CatalogToolRow {
   annotationsTitle: string | null;
 }
 
-/** One tool's whole definition (name, title, description, inputSchema, outputSchema, annotations) as JSON text. */
+/** One tool's whole definition as served (see effective-tools.ts), as JSON text. */
 export interface CatalogDefinitionRow {
   serverId: string;
   toolName: string;
@@ -31,11 +41,11 @@ export interface CatalogServerRow {
   tenantId: string | null;
   status: ServerStatus;
   enabled: boolean;
-  /** Whether its tools are searchable and callable now (see LIVE below). */
+  /** Whether its tools are searchable and callable now (LIVE_SERVER in effective-tools.ts). */
   live: boolean;
   /** Changes whenever how the server is reached changes (address, command, headers, credentials): pooled sessions must not outlive it. */
   connection: string;
-  /** Changes whenever one of its tools changes (from the hashes discovery stores with each tool). */
+  /** Changes whenever one of its served tools changes (SERVED_TOOLS_HASH). */
   toolsHash: string;
 }
 
@@ -49,28 +59,10 @@ export interface CatalogChanges {
   xmin: bigint;
 }
 
-/**
- * A server's tools are searchable and callable while it is enabled and its tool list comes from a successful
- * discovery that no final failure has overruled: CONNECTED, or DISCOVERING again after having been discovered
- * (a periodic re-discovery passes through DISCOVERING and must not make the tools vanish meanwhile).
- */
-const LIVE = `s.enabled AND (s.status = 'CONNECTED' OR (s.status = 'DISCOVERING' AND s.last_discovered_at IS NOT NULL))`;
-
 const CONNECTION = `md5(json_build_array(s.transport, s.url, s.command, s.args, s.env, s.headers,
   s.credentials_cipher, s.credentials_env, s.app_slug, s.account_id)::text)`;
 
-const TOOLS_HASH = `(SELECT md5(coalesce(string_agg(t.name || ':' || t.hash, ',' ORDER BY t.position, t.name), ''))
-   FROM tools t WHERE t.server_id = s.id)`;
-
-const SERVER_COLUMNS = `s.id, s.name, coalesce(s.server_title, s.server_name) AS self_name, s.kind, s.tenant_id, s.status, s.enabled, ${CONNECTION} AS connection, ${TOOLS_HASH} AS tools_hash`;
-
-const TOOL_JSON = `(
-  jsonb_build_object('name', t.name, 'inputSchema', t.input_schema)
-  || CASE WHEN t.title IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('title', t.title) END
-  || CASE WHEN t.description IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('description', t.description) END
-  || CASE WHEN t.output_schema IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('outputSchema', t.output_schema) END
-  || CASE WHEN t.annotations IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('annotations', t.annotations) END
-)::text`;
+const SERVER_COLUMNS = `s.id, s.name, coalesce(s.server_title, s.server_name) AS self_name, s.kind, s.tenant_id, s.status, s.enabled, ${CONNECTION} AS connection, ${SERVED_TOOLS_HASH} AS tools_hash`;
 
 interface RawServer {
   id: string;
@@ -100,7 +92,8 @@ interface RawDefinition {
   definition: string;
 }
 
-const TOOL_COLUMNS = `t.server_id, t.name AS tool_name, t.title, t.description, t.input_schema, t.annotations->>'title' AS annotations_title`;
+const TOOL_COLUMNS = `t.server_id, t.name AS tool_name, ${SERVED_TITLE} AS title, ${SERVED_DESCRIPTION} AS description, t.input_schema,
+  ${SERVED_ANNOTATIONS_TITLE} AS annotations_title`;
 
 function toServer(r: RawServer): CatalogServerRow {
   return { id: r.id, name: r.name, selfName: r.self_name, kind: r.kind, tenantId: r.tenant_id, status: r.status, enabled: r.enabled, live: r.live, connection: r.connection, toolsHash: r.tools_hash };
@@ -142,20 +135,20 @@ export class CatalogRepository {
     const servers =
       afterId === null
         ? await this.sql.query<RawServer>(
-            `SELECT ${SERVER_COLUMNS}, true AS live FROM servers s WHERE ${LIVE} ORDER BY s.id LIMIT $1`,
+            `SELECT ${SERVER_COLUMNS}, true AS live FROM servers s WHERE ${LIVE_SERVER} ORDER BY s.id LIMIT $1`,
             [limit],
             'catalog.first-page',
           )
         : await this.sql.query<RawServer>(
-            `SELECT ${SERVER_COLUMNS}, true AS live FROM servers s WHERE ${LIVE} AND s.id > $1::uuid ORDER BY s.id LIMIT $2`,
+            `SELECT ${SERVER_COLUMNS}, true AS live FROM servers s WHERE ${LIVE_SERVER} AND s.id > $1::uuid ORDER BY s.id LIMIT $2`,
             [afterId, limit],
             'catalog.page',
           );
     if (servers.length === 0) return { servers: [], tools: [] };
     const tools = await this.sql.query<RawTool>(
       `SELECT ${TOOL_COLUMNS}
-         FROM tools t
-        WHERE t.server_id = ANY($1::uuid[])
+         FROM tools t ${TOOL_OVERRIDE_JOIN}
+        WHERE t.server_id = ANY($1::uuid[]) AND ${SERVED_TOOL}
         ORDER BY t.server_id, t.position, t.name`,
       [servers.map((r) => r.id)],
       'catalog.page-tools',
@@ -168,10 +161,12 @@ export class CatalogRepository {
     const valid = keys.filter((k) => isUuid(k.serverId));
     if (valid.length === 0) return [];
     const rows = await this.sql.query<RawDefinition>(
-      `SELECT t.server_id, t.name AS tool_name, ${TOOL_JSON} AS definition
+      `SELECT t.server_id, t.name AS tool_name, ${SERVED_DEFINITION}::text AS definition
          FROM tools t
          JOIN unnest($1::uuid[], $2::text[]) AS k(server_id, name)
-           ON t.server_id = k.server_id AND t.name = k.name`,
+           ON t.server_id = k.server_id AND t.name = k.name
+         ${TOOL_OVERRIDE_JOIN}
+        WHERE ${SERVED_TOOL}`,
       [valid.map((k) => k.serverId), valid.map((k) => k.toolName)],
       'catalog.definitions',
     );
@@ -183,7 +178,7 @@ export class CatalogRepository {
     const valid = ids.filter(isUuid);
     if (valid.length === 0) return { servers: [], tools: [] };
     const servers = await this.sql.query<RawServer>(
-      `SELECT ${SERVER_COLUMNS}, (${LIVE}) AS live
+      `SELECT ${SERVER_COLUMNS}, (${LIVE_SERVER}) AS live
          FROM servers s
         WHERE s.id = ANY($1::uuid[])`,
       [valid],
@@ -193,7 +188,8 @@ export class CatalogRepository {
       `SELECT ${TOOL_COLUMNS}
          FROM tools t
          JOIN servers s ON s.id = t.server_id
-        WHERE t.server_id = ANY($1::uuid[]) AND ${LIVE}
+         ${TOOL_OVERRIDE_JOIN}
+        WHERE t.server_id = ANY($1::uuid[]) AND ${LIVE_SERVER} AND ${SERVED_TOOL}
         ORDER BY t.server_id, t.position, t.name`,
       [valid],
       'catalog.servers-tools',

@@ -22,6 +22,20 @@ export interface DiscoveryRunRecord {
   dropped: DroppedTool[];
   /** The end of a stdio server's stderr during the run (bounded). */
   stderr: string | null;
+  /** sha256 of the listing's canonical JSON (a successful run's). */
+  toolsHash: string | null;
+  /** For each changed tool, the fields whose value changed and its hashes before and after. */
+  changes: ToolChange[];
+  /** Tools whose new or changed definition this run held for a decision. */
+  held: string[];
+}
+
+/** A changed tool as a run records it. */
+export interface ToolChange {
+  name: string;
+  fields: string[];
+  hash: string;
+  previousHash: string;
 }
 
 /** A tool left out of a discovery: where it was in the listing, its name if it had one, and why. */
@@ -46,6 +60,10 @@ export interface DiscoveryRunEnd {
 
 function droppedOf(value: unknown): DroppedTool[] {
   return Array.isArray(value) ? (value as DroppedTool[]) : [];
+}
+
+function changesOf(value: unknown): ToolChange[] {
+  return Array.isArray(value) ? (value as ToolChange[]) : [];
 }
 
 const LIST = 'discovery-runs';
@@ -79,10 +97,13 @@ export class DiscoveryRunRepository {
         changed: true,
         dropped: true,
         stderr: true,
+        toolsHash: true,
+        changes: true,
+        held: true,
       },
     });
     return toPage(
-      rows.map((r) => ({ ...r, dropped: droppedOf(r.dropped) })),
+      rows.map((r) => ({ ...r, dropped: droppedOf(r.dropped), changes: changesOf(r.changes), held: r.held ?? [] })),
       page.pageSize,
       LIST,
       (r) => ({ at: r.startedAt, id: r.id }),

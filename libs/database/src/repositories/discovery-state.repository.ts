@@ -1,16 +1,18 @@
-import { ServerRecord } from '@app/domain';
+import { ServerRecord, TOOL_FIELDS, ToolPolicy } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Server } from '../generated/prisma/client';
-import { Prisma, PrismaClient } from '../generated/prisma/client';
+import { PrismaClient } from '../generated/prisma/client';
 import { isUuid } from '../page';
-import { Sql } from '../sql';
+import { Sql, TransactionQuery } from '../sql';
 import { PRISMA, SQL } from '../tokens';
-import { DiscoveryRunRepository, DroppedTool } from './discovery-run.repository';
+import type { DroppedTool, ToolChange } from './discovery-run.repository';
+import { definitionJson } from './effective-tools';
+import { ServerEventInput, serverEventInsert } from './server-events';
 import { SERVER_COLUMNS, toServerRecord } from './server.mapper';
 import { DiscoveredListings, ServerListingRepository } from './server-listing.repository';
 import { StoredCredentials } from './server.repository';
-import { StoredTool, ToolChanges, ToolRepository } from './tool.repository';
+import { StoredTool, ToolChanges } from './tool.repository';
 
 /**
  * A select-list item that lets the statement's own transaction commit without waiting for the disk
@@ -62,6 +64,8 @@ export interface DiscoverySuccess {
   durationMs: number;
   stderr: string | null;
   nextDiscoveryAt: Date;
+  /** sha256 of the listing's canonical JSON (each tool's name to its definition's hash). */
+  toolsHash: string;
   /**
    * A tenant's server: its tools are counted with those the tenant's other servers hold against the tenant's
    * limit (its own, else `maxTools`, the platform default). The platform's servers have none.
@@ -100,6 +104,165 @@ export type RecordResult =
   | { status: 'superseded' }
   | { status: 'disabled' };
 
+/** What recording a result needs of the server row it locked. */
+interface LockedServer {
+  tenantId: string | null;
+  name: string;
+  toolPolicy: ToolPolicy;
+  /** No discovery of this server has succeeded before: under `pinned`, this one's tools are approved. */
+  firstDiscovery: boolean;
+}
+
+interface RecordedTools {
+  added: string[];
+  removed: string[];
+  changed: string[];
+  held: string[];
+  changes: ToolChange[];
+  discoveredAt: Date;
+}
+
+/** A server event names at most this many tools; the count says how many there were. */
+const EVENT_TOOLS = 100;
+
+/**
+ * The one statement that records a discovery's tools (inside succeed()'s transaction, under the server's lock).
+ * Each listed tool is decided: under `open`, and under `pinned` on the server's first discovery, approved; else a
+ * new tool is pending, an unchanged one keeps its decision, and a changed one is pending unless it is back to the
+ * definition approved before. A definition that becomes pending keeps the approved one beside it (the diff's
+ * "before"); an approved one needs nothing beside it.
+ */
+const RECORD_TOOLS = `WITH incoming AS (
+    SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[], $7::jsonb[], $8::jsonb[], $9::jsonb[], $10::jsonb[], $11::text[])
+      WITH ORDINALITY AS n(name, title, description, input_schema, output_schema, annotations, icons, execution, meta, hash, position)),
+  old AS (SELECT name, hash, approval, approved_hash, position FROM tools WHERE server_id = $1::uuid),
+  compared AS (
+    SELECT n.*, o.name IS NULL AS is_new, o.hash AS old_hash, o.hash IS DISTINCT FROM n.hash AS differs, o.approval AS old_approval,
+           CASE WHEN o.approval = 'approved' THEN o.hash ELSE o.approved_hash END AS base_hash
+      FROM incoming n LEFT JOIN old o ON o.name = n.name),
+  decided AS (
+    SELECT c.*,
+           CASE WHEN $12 = 'open' OR ($12 = 'pinned' AND $13::boolean) THEN 'approved'
+                WHEN c.is_new THEN 'pending'
+                WHEN NOT c.differs THEN c.old_approval
+                WHEN c.hash = c.base_hash THEN 'approved'
+                ELSE 'pending' END AS approval
+      FROM compared c),
+  changed AS (
+    SELECT d.name, d.position, d.hash, d.old_hash AS previous_hash,
+           (SELECT coalesce(jsonb_agg(k ORDER BY array_position($27::text[], k)), '[]'::jsonb)
+              FROM jsonb_object_keys(b.def || a.def) k WHERE b.def -> k IS DISTINCT FROM a.def -> k) AS fields
+      FROM decided d
+      JOIN tools t ON t.server_id = $1::uuid AND t.name = d.name
+      CROSS JOIN LATERAL (SELECT ${definitionJson('t')} AS def) b
+      CROSS JOIN LATERAL (SELECT ${definitionJson('d')} AS def) a
+     WHERE d.differs AND NOT d.is_new),
+  upserted AS (
+    INSERT INTO tools (id, server_id, name, title, description, input_schema, output_schema, annotations, icons, execution, meta, hash, position, approval)
+    SELECT gen_random_uuid(), $1::uuid, name, title, description, input_schema, output_schema, annotations, icons, execution, meta, hash, position - 1, approval
+      FROM decided
+    ON CONFLICT (server_id, name) DO UPDATE
+       SET title = excluded.title, description = excluded.description, input_schema = excluded.input_schema,
+           output_schema = excluded.output_schema, annotations = excluded.annotations, icons = excluded.icons,
+           execution = excluded.execution, meta = excluded.meta, hash = excluded.hash, position = excluded.position,
+           approval = excluded.approval,
+           approved_hash = CASE WHEN excluded.approval = 'approved' THEN NULL
+                                WHEN tools.approval = 'approved' AND tools.hash <> excluded.hash THEN tools.hash
+                                ELSE tools.approved_hash END,
+           approved_definition = CASE WHEN excluded.approval = 'approved' THEN NULL
+                                      WHEN tools.approval = 'approved' AND tools.hash <> excluded.hash THEN ${definitionJson('tools')}
+                                      ELSE tools.approved_definition END,
+           seen_at = CASE WHEN tools.hash = excluded.hash THEN tools.seen_at ELSE now() END
+     WHERE tools.hash IS DISTINCT FROM excluded.hash OR tools.position IS DISTINCT FROM excluded.position
+        OR tools.approval IS DISTINCT FROM excluded.approval
+    RETURNING 1),
+  deleted AS (DELETE FROM tools WHERE server_id = $1::uuid AND name <> ALL($2::text[]) RETURNING 1),
+  summary AS (
+    SELECT COALESCE((SELECT array_agg(name ORDER BY position) FROM decided WHERE is_new), '{}') AS added,
+           COALESCE((SELECT array_agg(o.name ORDER BY o.position) FROM old o WHERE o.name <> ALL($2::text[])), '{}') AS removed,
+           COALESCE((SELECT array_agg(name ORDER BY position) FROM changed), '{}') AS changed,
+           COALESCE((SELECT jsonb_agg(jsonb_build_object('name', name, 'fields', fields, 'hash', hash, 'previousHash', previous_hash) ORDER BY position)
+                       FROM changed), '[]'::jsonb) AS changes,
+           COALESCE((SELECT array_agg(name ORDER BY position) FROM decided WHERE approval = 'pending' AND (is_new OR differs)), '{}') AS held,
+           (SELECT count(*)::int FROM decided WHERE approval = 'pending') AS pending),
+  server AS (
+    UPDATE servers
+       SET status = 'CONNECTED', status_reason = NULL,
+           server_name = $14, server_title = $15, server_version = $16, protocol_version = $17, instructions = $18,
+           capabilities = $19::jsonb, tool_count = cardinality($2::text[]), resource_count = $20, prompt_count = $21,
+           pending_tool_changes = (SELECT pending FROM summary),
+           last_discovered_at = now(), next_discovery_at = $22,
+           discovery_requested_at = NULL, discovery_lease_owner = NULL, discovery_lease_until = NULL, updated_at = now()
+     WHERE id = $1::uuid
+    RETURNING last_discovered_at),
+  closed AS (
+    UPDATE discovery_runs r
+       SET outcome = 'SUCCEEDED', finished_at = now(), duration_ms = $23, error = NULL, tool_count = cardinality($2::text[]),
+           added = s.added, removed = s.removed, changed = s.changed, changes = s.changes, held = s.held, tools_hash = $26,
+           dropped = $24::jsonb, stderr = $25
+      FROM summary s
+     WHERE r.id = $28::uuid AND r.outcome = 'RUNNING')
+  SELECT s.added, s.removed, s.changed, s.held, s.changes, (SELECT last_discovered_at FROM server) AS "discoveredAt",
+         (SELECT count(*) FROM upserted) + (SELECT count(*) FROM deleted) AS written
+    FROM summary s`;
+
+function recordToolsValues(id: string, server: LockedServer, result: DiscoverySuccess): unknown[] {
+  const i = result.identity;
+  const t = result.tools;
+  const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+  return [
+    id,
+    t.map((x) => x.name),
+    t.map((x) => x.title ?? null),
+    t.map((x) => x.description ?? null),
+    t.map((x) => JSON.stringify(x.inputSchema)),
+    t.map((x) => json(x.outputSchema)),
+    t.map((x) => json(x.annotations)),
+    t.map((x) => json(x.icons)),
+    t.map((x) => json(x.execution)),
+    t.map((x) => json(x._meta)),
+    t.map((x) => x.hash),
+    server.toolPolicy,
+    server.firstDiscovery,
+    i.serverName,
+    i.serverTitle,
+    i.serverVersion,
+    i.protocolVersion,
+    i.instructions,
+    JSON.stringify(i.capabilities),
+    i.resourceCount,
+    i.promptCount,
+    result.nextDiscoveryAt,
+    Math.round(result.durationMs),
+    JSON.stringify(result.dropped),
+    result.stderr,
+    result.toolsHash,
+    TOOL_FIELDS,
+    result.runId,
+  ];
+}
+
+/** The event that says definitions of a server wait for a decision: which (the first EVENT_TOOLS), and how many. */
+function pendingEvent(id: string, server: LockedServer, tools: StoredTool[], row: RecordedTools): ServerEventInput {
+  const hashes = new Map(tools.map((t) => [t.name, t.hash]));
+  const changed = new Map(row.changes.map((c) => [c.name, c]));
+  return {
+    serverId: id,
+    tenantId: server.tenantId,
+    type: 'server.tool_change_pending',
+    data: {
+      serverId: id,
+      serverName: server.name,
+      toolPolicy: server.toolPolicy,
+      count: row.held.length,
+      tools: row.held.slice(0, EVENT_TOOLS).map((name) => {
+        const c = changed.get(name);
+        return c ? { toolName: name, kind: 'changed', hash: c.hash, previousHash: c.previousHash, fields: c.fields } : { toolName: name, kind: 'added', hash: hashes.get(name) };
+      }),
+    },
+  };
+}
+
 export interface SweepCandidate {
   id: string;
   discoveryRequestedAt: Date | null;
@@ -116,8 +279,6 @@ export class DiscoveryStateRepository {
   constructor(
     @Inject(PRISMA) private readonly prisma: PrismaClient,
     @Inject(SQL) private readonly sql: Sql,
-    private readonly tools: ToolRepository,
-    private readonly runs: DiscoveryRunRepository,
     private readonly listings: ServerListingRepository,
   ) {}
 
@@ -177,191 +338,68 @@ export class DiscoveryStateRepository {
    * Locks the server row for recording an outcome and says whether this worker may: it must still hold
    * the lease, the server must still be enabled, and no newer discovery may have been asked for since
    * `claimedAt`. In the last two cases the run is closed and the lease given back, and nothing else moves.
+   * The lock also keeps a decision on the server's tools (taken under the same lock) from interleaving.
    */
   private async lockForRecord(
-    tx: Prisma.TransactionClient,
+    query: TransactionQuery,
     id: string,
     owner: string,
     claimedAt: Date,
     runId: string,
     run: { durationMs: number; error?: string | null; stderr: string | null },
-  ): Promise<{ status: 'lost' | 'superseded' | 'disabled' } | undefined> {
-    const rows = await tx.$queryRaw<{ enabled: boolean; newer: boolean }[]>`
-      SELECT enabled, COALESCE(discovery_requested_at > ${claimedAt}, false) AS newer
-        FROM servers WHERE id = ${id}::uuid AND discovery_lease_owner = ${owner} FOR UPDATE`;
-    if (rows.length === 0) return { status: 'lost' };
-    const [{ enabled, newer }] = rows;
-    if (enabled && !newer) return undefined;
-    const why = !enabled ? 'the server was disabled during this discovery' : 'a newer discovery was asked for during this one';
-    await this.runs.finish(runId, { outcome: 'CANCELLED', durationMs: run.durationMs, error: run.error ? `${why}; it had failed: ${run.error}` : why, stderr: run.stderr }, tx);
-    await tx.server.update({ where: { id }, data: { discoveryLeaseOwner: null, discoveryLeaseUntil: null } });
-    return { status: !enabled ? 'disabled' : 'superseded' };
+  ): Promise<{ refused: 'lost' | 'superseded' | 'disabled' } | { locked: LockedServer }> {
+    const rows = await query<LockedServer & { enabled: boolean; newer: boolean }>(
+      `SELECT enabled, COALESCE(discovery_requested_at > $3, false) AS newer, tenant_id AS "tenantId", name,
+              tool_policy AS "toolPolicy", last_discovered_at IS NULL AS "firstDiscovery", ${ASYNC_COMMIT}
+         FROM servers WHERE id = $1::uuid AND discovery_lease_owner = $2 FOR UPDATE`,
+      [id, owner, claimedAt],
+      'discovery.lock',
+    );
+    if (rows.length === 0) return { refused: 'lost' };
+    const [row] = rows;
+    if (row.enabled && !row.newer) return { locked: row };
+    const why = !row.enabled ? 'the server was disabled during this discovery' : 'a newer discovery was asked for during this one';
+    await query(
+      `WITH closed AS (
+         UPDATE discovery_runs SET outcome = 'CANCELLED', finished_at = now(), duration_ms = $2, error = $3, stderr = $4
+          WHERE id = $1::uuid AND outcome = 'RUNNING')
+       UPDATE servers SET discovery_lease_owner = NULL, discovery_lease_until = NULL, updated_at = now() WHERE id = $5::uuid`,
+      [runId, Math.round(run.durationMs), run.error ? `${why}; it had failed: ${run.error}` : why, run.stderr, id],
+      'discovery.cancel',
+    );
+    return { refused: !row.enabled ? 'disabled' : 'superseded' };
   }
 
   /**
-   * Records a successful discovery: the tool list replaced, the server
-   * CONNECTED with what it said about itself, the run closed with what changed.
-   * Nothing is written when the lease was lost (a discovery that outlived its
-   * lease cannot overwrite a newer one), when the server was disabled, or when
-   * a newer discovery was asked for meanwhile.
-   *
-   * The usual case is one statement: the server row's update is the gate (it
-   * matches only while this worker holds the lease of an enabled server that
-   * nobody asked to discover again), and the tools, the run and the changes
-   * hang off it. Tools whose definition and place are unchanged are not
-   * rewritten, so a discovery that found nothing new writes no tool rows.
-   * When the gate does not match, the transaction below finds out why.
+   * Records a successful discovery in one transaction: the server row locked (the gate: this worker still holds
+   * the lease of an enabled server nobody asked to discover again, else nothing is written and the run says
+   * why); a tenant's tools counted against its limit; then one statement that updates the tools in place (ids
+   * kept; a tool whose definition, place and decision are unchanged is not rewritten, so a discovery that found
+   * nothing new writes no tool rows), decides each new or changed definition by the server's tool policy,
+   * marks the server CONNECTED with what it said about itself, and closes the run with what changed, field by
+   * field; and, when definitions were held for a decision, the `server.tool_change_pending` event.
    */
   async succeed(id: string, owner: string, claimedAt: Date, result: DiscoverySuccess): Promise<RecordResult> {
-    // A tenant's tools are counted against its limit under a lock of the tenant: the transaction below.
-    // So are the lists besides tools: written beside them, in one transaction.
-    if (result.toolQuota || result.listings) return this.succeedInTransaction(id, owner, claimedAt, result);
-    const i = result.identity;
-    const t = result.tools;
-    const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
-    const rows = await this.sql.query<{ recorded: boolean; added: string[]; removed: string[]; changed: string[]; discoveredAt: Date }>(
-      `WITH gate AS (
-         UPDATE servers
-            SET status = 'CONNECTED', status_reason = NULL,
-                server_name = $4, server_title = $5, server_version = $6, protocol_version = $7, instructions = $8,
-                capabilities = $9::jsonb, tool_count = $10, resource_count = $11, prompt_count = $12,
-                last_discovered_at = now(), next_discovery_at = $13,
-                discovery_requested_at = NULL, discovery_lease_owner = NULL, discovery_lease_until = NULL, updated_at = now()
-          WHERE id = $1::uuid AND discovery_lease_owner = $2 AND enabled
-            AND NOT COALESCE(discovery_requested_at > $3, false)
-         RETURNING id, last_discovered_at),
-       incoming AS (
-         SELECT * FROM unnest($14::text[], $15::text[], $16::text[], $17::jsonb[], $18::jsonb[], $19::jsonb[], $20::text[])
-           WITH ORDINALITY AS t(name, title, description, input_schema, output_schema, annotations, hash, position)),
-       old AS (SELECT name, hash, position FROM tools WHERE server_id = $1::uuid),
-       upserted AS (
-         INSERT INTO tools (id, server_id, name, title, description, input_schema, output_schema, annotations, hash, position)
-         SELECT gen_random_uuid(), $1::uuid, name, title, description, input_schema, output_schema, annotations, hash, position - 1
-           FROM incoming WHERE EXISTS (SELECT 1 FROM gate)
-         ON CONFLICT (server_id, name) DO UPDATE
-            SET title = excluded.title, description = excluded.description, input_schema = excluded.input_schema,
-                output_schema = excluded.output_schema, annotations = excluded.annotations, hash = excluded.hash,
-                position = excluded.position
-          WHERE tools.hash IS DISTINCT FROM excluded.hash OR tools.position IS DISTINCT FROM excluded.position
-         RETURNING 1),
-       deleted AS (
-         DELETE FROM tools WHERE server_id = $1::uuid AND EXISTS (SELECT 1 FROM gate) AND name <> ALL($14::text[])
-         RETURNING 1),
-       changes AS (
-         SELECT COALESCE((SELECT array_agg(n.name ORDER BY n.position) FROM incoming n
-                           WHERE NOT EXISTS (SELECT 1 FROM old o WHERE o.name = n.name)), '{}') AS added,
-                COALESCE((SELECT array_agg(o.name ORDER BY o.position) FROM old o WHERE o.name <> ALL($14::text[])), '{}') AS removed,
-                COALESCE((SELECT array_agg(n.name ORDER BY n.position) FROM incoming n JOIN old o ON o.name = n.name
-                           WHERE o.hash <> n.hash), '{}') AS changed),
-       closed AS (
-         UPDATE discovery_runs r
-            SET outcome = 'SUCCEEDED', finished_at = now(), duration_ms = $21, error = NULL, tool_count = $10,
-                added = c.added, removed = c.removed, changed = c.changed, dropped = $22::jsonb, stderr = $23
-           FROM changes c
-          WHERE r.id = $24::uuid AND r.outcome = 'RUNNING' AND EXISTS (SELECT 1 FROM gate))
-       SELECT EXISTS (SELECT 1 FROM gate) AS recorded, c.added, c.removed, c.changed,
-              (SELECT last_discovered_at FROM gate) AS "discoveredAt",
-              (SELECT count(*) FROM upserted) + (SELECT count(*) FROM deleted) AS written, ${ASYNC_COMMIT}
-         FROM changes c`,
-      [
-        id,
-        owner,
-        claimedAt,
-        i.serverName,
-        i.serverTitle,
-        i.serverVersion,
-        i.protocolVersion,
-        i.instructions,
-        JSON.stringify(i.capabilities),
-        t.length,
-        i.resourceCount,
-        i.promptCount,
-        result.nextDiscoveryAt,
-        t.map((x) => x.name),
-        t.map((x) => x.title ?? null),
-        t.map((x) => x.description ?? null),
-        t.map((x) => JSON.stringify(x.inputSchema)),
-        t.map((x) => json(x.outputSchema)),
-        t.map((x) => json(x.annotations)),
-        t.map((x) => x.hash),
-        Math.round(result.durationMs),
-        JSON.stringify(result.dropped),
-        result.stderr,
-        result.runId,
-      ],
-      'discovery.succeed',
-    );
-    const [row] = rows;
-    if (row?.recorded) return { status: 'recorded', changes: { added: row.added, removed: row.removed, changed: row.changed }, discoveredAt: row.discoveredAt };
-    return this.succeedInTransaction(id, owner, claimedAt, result);
-  }
-
-  /** succeed() as an interactive transaction: the path that tells why a result may not be written. */
-  private async succeedInTransaction(id: string, owner: string, claimedAt: Date, result: DiscoverySuccess): Promise<RecordResult> {
-    return this.prisma.$transaction(
-      async (tx) => {
-        const refused = await this.lockForRecord(tx, id, owner, claimedAt, result.runId, result);
-        if (refused) return refused;
-        if (result.toolQuota) {
-          const over = await this.overToolLimit(tx, id, result.toolQuota, result.tools.length);
-          if (over) {
-            await this.runs.finish(result.runId, { outcome: 'FAILED', durationMs: result.durationMs, error: over.reason, dropped: result.dropped, stderr: result.stderr }, tx);
-            await tx.server.update({
-              where: { id },
-              data: {
-                status: 'ERROR',
-                statusReason: over.reason,
-                nextDiscoveryAt: result.nextDiscoveryAt,
-                discoveryRequestedAt: null,
-                discoveryLeaseOwner: null,
-                discoveryLeaseUntil: null,
-              },
-            });
-            return { status: 'over-limit', reason: over.reason, limit: over.limit };
-          }
+    return this.sql.transaction(async (query) => {
+      const lock = await this.lockForRecord(query, id, owner, claimedAt, result.runId, result);
+      if ('refused' in lock) return { status: lock.refused };
+      const server = lock.locked;
+      if (result.toolQuota) {
+        const over = await this.overToolLimit(query, id, result.toolQuota, result.tools.length);
+        if (over) {
+          await this.recordFailure(query, id, { ...result, reason: over.reason, final: true });
+          return { status: 'over-limit', reason: over.reason, limit: over.limit };
         }
-        const changes = await this.tools.replaceAll(tx, id, result.tools);
-        if (result.listings) await this.listings.replaceAll(tx, id, result.listings);
-        const i = result.identity;
-        // The database's clock, as in succeed(): the watch hand-over compares values written by both.
-        const [{ discoveredAt }] = await tx.$queryRaw<{ discoveredAt: Date }[]>`SELECT now()::timestamptz(3) AS "discoveredAt"`;
-        await tx.server.update({
-          where: { id },
-          data: {
-            status: 'CONNECTED',
-            statusReason: null,
-            serverName: i.serverName,
-            serverTitle: i.serverTitle,
-            serverVersion: i.serverVersion,
-            protocolVersion: i.protocolVersion,
-            instructions: i.instructions,
-            capabilities: i.capabilities as Prisma.InputJsonValue,
-            toolCount: result.tools.length,
-            resourceCount: i.resourceCount,
-            promptCount: i.promptCount,
-            lastDiscoveredAt: discoveredAt,
-            nextDiscoveryAt: result.nextDiscoveryAt,
-            discoveryRequestedAt: null,
-            discoveryLeaseOwner: null,
-            discoveryLeaseUntil: null,
-          },
-        });
-        await this.runs.finish(
-          result.runId,
-          {
-            outcome: 'SUCCEEDED',
-            durationMs: result.durationMs,
-            toolCount: result.tools.length,
-            ...changes,
-            dropped: result.dropped,
-            stderr: result.stderr,
-          },
-          tx,
-        );
-        return { status: 'recorded', changes, discoveredAt };
-      },
-      { timeout: 60_000, maxWait: 10_000 },
-    );
+      }
+      const [row] = await query<RecordedTools>(RECORD_TOOLS, recordToolsValues(id, server, result), 'discovery.record-tools');
+      const changes: ToolChanges = { added: row.added, removed: row.removed, changed: row.changed, held: row.held };
+      if (result.listings) await this.listings.replaceAll(query, id, result.listings);
+      if (changes.held.length > 0) {
+        const event = serverEventInsert([pendingEvent(id, server, result.tools, row)], 1);
+        await query(event.text, event.values);
+      }
+      return { status: 'recorded', changes, discoveredAt: row.discoveredAt };
+    });
   }
 
   /**
@@ -370,17 +408,17 @@ export class DiscoveryStateRepository {
    * lock reads what the other committed): together they cannot pass the limit.
    */
   private async overToolLimit(
-    tx: Prisma.TransactionClient,
+    query: TransactionQuery,
     id: string,
     quota: { tenantId: string; maxTools: number },
     incoming: number,
   ): Promise<{ reason: string; limit: number } | undefined> {
-    const [tenant] = await tx.$queryRaw<{ max: number | null }[]>`
-      SELECT (limits->>'maxTools')::int AS max FROM tenants WHERE id = ${quota.tenantId}::uuid FOR UPDATE`;
+    const [tenant] = await query<{ max: number | null }>(`SELECT (limits->>'maxTools')::int AS max FROM tenants WHERE id = $1::uuid FOR UPDATE`, [quota.tenantId]);
     const limit = tenant?.max ?? quota.maxTools;
-    const [{ held }] = await tx.$queryRaw<{ held: number }[]>`
-      SELECT count(*)::int AS held FROM tools t JOIN servers s ON s.id = t.server_id
-       WHERE s.tenant_id = ${quota.tenantId}::uuid AND s.id <> ${id}::uuid`;
+    const [{ held }] = await query<{ held: number }>(
+      `SELECT count(*)::int AS held FROM tools t JOIN servers s ON s.id = t.server_id WHERE s.tenant_id = $1::uuid AND s.id <> $2::uuid`,
+      [quota.tenantId, id],
+    );
     if (held + incoming <= limit) return undefined;
     return {
       limit,
@@ -392,29 +430,33 @@ export class DiscoveryStateRepository {
 
   /** Records a failed attempt: ERROR on the last one, else DISCOVERING with the reason until the retry. */
   async fail(id: string, owner: string, claimedAt: Date, failure: DiscoveryFailure): Promise<Exclude<RecordResult, { status: 'over-limit' }>> {
-    return this.prisma.$transaction(async (tx) => {
-      const refused = await this.lockForRecord(tx, id, owner, claimedAt, failure.runId, { ...failure, error: failure.reason });
-      if (refused) return refused;
-      await this.runs.finish(
-        failure.runId,
-        { outcome: 'FAILED', durationMs: failure.durationMs, error: failure.reason, dropped: failure.dropped, stderr: failure.stderr },
-        tx,
-      );
-      await tx.server.update({
-        where: { id },
-        data: failure.final
-          ? {
-              status: 'ERROR',
-              statusReason: failure.reason,
-              nextDiscoveryAt: failure.nextDiscoveryAt,
-              discoveryRequestedAt: null,
-              discoveryLeaseOwner: null,
-              discoveryLeaseUntil: null,
-            }
-          : { status: 'DISCOVERING', statusReason: failure.reason, discoveryLeaseOwner: null, discoveryLeaseUntil: null },
-      });
-      return { status: 'recorded', changes: { added: [], removed: [], changed: [] } };
+    return this.sql.transaction(async (query) => {
+      const lock = await this.lockForRecord(query, id, owner, claimedAt, failure.runId, { ...failure, error: failure.reason });
+      if ('refused' in lock) return { status: lock.refused };
+      await this.recordFailure(query, id, failure);
+      return { status: 'recorded', changes: { added: [], removed: [], changed: [], held: [] } };
     });
+  }
+
+  /** The run closed as FAILED and the server ERROR (final) or DISCOVERING with the reason (to be tried again). */
+  private async recordFailure(
+    query: TransactionQuery,
+    id: string,
+    f: Pick<DiscoveryFailure, 'runId' | 'reason' | 'durationMs' | 'stderr' | 'dropped' | 'final' | 'nextDiscoveryAt'>,
+  ): Promise<void> {
+    await query(
+      `WITH closed AS (
+         UPDATE discovery_runs SET outcome = 'FAILED', finished_at = now(), duration_ms = $2, error = $3, dropped = $4::jsonb, stderr = $5
+          WHERE id = $1::uuid AND outcome = 'RUNNING')
+       UPDATE servers
+          SET status = CASE WHEN $7 THEN 'ERROR' ELSE 'DISCOVERING' END::"ServerStatus", status_reason = $3,
+              next_discovery_at = CASE WHEN $7 THEN $8::timestamptz ELSE next_discovery_at END,
+              discovery_requested_at = CASE WHEN $7 THEN NULL ELSE discovery_requested_at END,
+              discovery_lease_owner = NULL, discovery_lease_until = NULL, updated_at = now()
+        WHERE id = $6::uuid`,
+      [f.runId, Math.round(f.durationMs), f.reason, JSON.stringify(f.dropped ?? []), f.stderr, id, f.final, f.nextDiscoveryAt],
+      'discovery.record-failure',
+    );
   }
 
   /**

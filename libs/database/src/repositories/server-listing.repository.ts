@@ -1,8 +1,7 @@
 import { InvalidInputError, ListedItem, ListingKind } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
-import { Prisma } from '../generated/prisma/client';
 import { isUuid, Page, PageRequest } from '../page';
-import { Sql } from '../sql';
+import { Sql, TransactionQuery } from '../sql';
 import { SQL } from '../tokens';
 
 /**
@@ -49,27 +48,28 @@ export class ServerListingRepository {
    * Replaces the server's lists, their counts and the reasons of lists not read whole, inside the caller's
    * transaction (a reader sees the old lists or the new ones, with the tools of the same discovery).
    */
-  async replaceAll(tx: Prisma.TransactionClient, serverId: string, listings: DiscoveredListings): Promise<void> {
-    await tx.$executeRaw`DELETE FROM server_listings WHERE server_id = ${serverId}::uuid`;
+  async replaceAll(query: TransactionQuery, serverId: string, listings: DiscoveredListings): Promise<void> {
+    await query(`DELETE FROM server_listings WHERE server_id = $1::uuid`, [serverId]);
     const rows: { k: ListingKind; p: number; key: string; d: Record<string, unknown> }[] = [];
     const add = (kind: ListingKind, items: ListedItem[] | null) => items?.forEach((item, p) => rows.push({ k: kind, p, key: item.key, d: item.definition }));
     add('resource', listings.resources);
     add('resource_template', listings.resourceTemplates);
     add('prompt', listings.prompts);
     for (let i = 0; i < rows.length; i += BATCH) {
-      await tx.$executeRaw`
-        INSERT INTO server_listings (server_id, kind, position, key, definition)
-        SELECT ${serverId}::uuid, e->>'k', (e->>'p')::int, e->>'key', e->'d'
-          FROM jsonb_array_elements(${JSON.stringify(rows.slice(i, i + BATCH))}::jsonb) AS e`;
+      await query(
+        `INSERT INTO server_listings (server_id, kind, position, key, definition)
+         SELECT $1::uuid, e->>'k', (e->>'p')::int, e->>'key', e->'d'
+           FROM jsonb_array_elements($2::jsonb) AS e`,
+        [serverId, JSON.stringify(rows.slice(i, i + BATCH))],
+      );
     }
     const errors = listings.errors && Object.keys(listings.errors).length > 0 ? JSON.stringify(listings.errors) : null;
-    await tx.$executeRaw`
-      UPDATE servers
-         SET resource_count = ${listings.resources?.length ?? null}::int,
-             resource_template_count = ${listings.resourceTemplates?.length ?? null}::int,
-             prompt_count = ${listings.prompts?.length ?? null}::int,
-             listing_errors = ${errors}::jsonb
-       WHERE id = ${serverId}::uuid`;
+    await query(
+      `UPDATE servers
+          SET resource_count = $2::int, resource_template_count = $3::int, prompt_count = $4::int, listing_errors = $5::jsonb
+        WHERE id = $1::uuid`,
+      [serverId, listings.resources?.length ?? null, listings.resourceTemplates?.length ?? null, listings.prompts?.length ?? null, errors],
+    );
   }
 
   /** One page of a server's list, in the server's order. */

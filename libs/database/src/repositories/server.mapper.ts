@@ -1,4 +1,4 @@
-import { OAuthGrant, ServerAuthConfig, ServerAuthorizationView, ServerKind, ServerRecord, ServerStatus, TransportType } from '@app/domain';
+import { OAuthGrant, ServerAuthConfig, ServerAuthorizationView, ServerKind, ServerRecord, ServerStatus, TOOL_POLICIES, ToolPolicy, TransportType } from '@app/domain';
 import type { Server, Transport as DbTransport } from '../generated/prisma/client';
 
 const TO_DB: Record<TransportType, DbTransport> = {
@@ -59,6 +59,10 @@ function toAuthConfig(value: unknown, secretCipher: string | null | undefined): 
   };
 }
 
+function toToolPolicy(value: string): ToolPolicy {
+  return (TOOL_POLICIES as readonly string[]).includes(value) ? (value as ToolPolicy) : 'open';
+}
+
 /** A server row as the domain sees it: credentials reduced to whether there are any. */
 export function toServerRecord(row: Server): ServerRecord {
   return {
@@ -99,6 +103,8 @@ export function toServerRecord(row: Server): ServerRecord {
     updatedAt: row.updatedAt,
     auth: toAuthConfig(row.oauthConfig, row.oauthClientSecretCipher),
     authorization: toAuthorizationView(row.oauthView),
+    toolPolicy: toToolPolicy(row.toolPolicy),
+    pendingToolChanges: row.pendingToolChanges,
   };
 }
 
@@ -112,4 +118,5 @@ export const SERVER_COLUMNS = `id, tenant_id AS "tenantId", owner_scope AS "owne
   discovery_requested_at AS "discoveryRequestedAt", last_discovered_at AS "lastDiscoveredAt",
   next_discovery_at AS "nextDiscoveryAt", discovery_lease_owner AS "discoveryLeaseOwner", discovery_lease_until AS "discoveryLeaseUntil",
   created_at AS "createdAt", updated_at AS "updatedAt", oauth_config AS "oauthConfig",
-  oauth_client_secret_cipher AS "oauthClientSecretCipher", oauth_view AS "oauthView"`;
+  oauth_client_secret_cipher AS "oauthClientSecretCipher", oauth_view AS "oauthView", tool_policy AS "toolPolicy",
+  pending_tool_changes AS "pendingToolChanges"`;

@@ -1,4 +1,4 @@
-import { ConflictError, QuotaExceededError, ServerKind, ServerRecord, ServerStatus, StoredCredentials, TransportType } from '@app/domain';
+import { ConflictError, QuotaExceededError, ServerKind, ServerRecord, ServerStatus, StoredCredentials, ToolPolicy, TransportType } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
@@ -36,6 +36,8 @@ export interface ServerCreate {
   oauthConfig?: { clientId?: string; scopes?: string[]; grant?: string } | null;
   /** AES-256-GCM envelope of `auth.clientSecret`. */
   oauthClientSecretCipher?: string | null;
+  /** Which tool definitions are served (default open). */
+  toolPolicy?: ToolPolicy;
 }
 
 /** The platform default of the servers a tenant may own, for a tenant without a limit of its own. */
@@ -147,15 +149,16 @@ export class ServerRepository {
         input.statusReason,
         input.oauthConfig ? JSON.stringify(input.oauthConfig) : null,
         input.oauthClientSecretCipher ?? null,
+        input.toolPolicy ?? 'open',
       );
       const $ = (n: number) => `$${at + n}`;
       return `(${$(1)}::uuid, ${$(2)}::uuid, ${$(3)}, ${$(4)}, ${$(5)}::"ServerKind", ${$(6)}::"Transport", ${$(7)}, ${$(8)}, ${$(9)}::text[], ${$(10)}::jsonb, ${$(11)}::jsonb,
                ${$(12)}, ${$(13)}, ${$(14)}, ${$(15)}::jsonb, ${$(16)}::int, ${$(17)}, ${$(18)}, ${$(19)}::"ServerStatus", ${$(20)},
-               ${$(21)}::jsonb, ${$(22)})`;
+               ${$(21)}::jsonb, ${$(22)}, ${$(23)})`;
     });
     const insert = `INSERT INTO servers (id, tenant_id, owner_scope, name, kind, transport, url, command, args, env, headers,
                               credentials_cipher, credentials_env, enabled, metadata, discovery_interval_seconds,
-                              app_slug, account_id, status, status_reason, oauth_config, oauth_client_secret_cipher)
+                              app_slug, account_id, status, status_reason, oauth_config, oauth_client_secret_cipher, tool_policy)
          VALUES ${rows.join(',\n                ')}
          RETURNING ${SERVER_COLUMNS}`;
     const audited = audit.length > 0 ? auditInsert(audit, values.length + 1) : undefined;
@@ -238,15 +241,30 @@ export class ServerRepository {
     return toPage(rows.map(toServerRecord), page.pageSize, LIST, (r) => ({ at: r.createdAt, id: r.id }));
   }
 
-  /** Changes a server the caller has already found in its scope. */
+  /**
+   * Changes a server the caller has already found in its scope. A tool policy changed to `open` approves every
+   * definition that waits (or was rejected), in the same transaction: under `open` nothing is held.
+   */
   async update(id: string, change: ServerChange): Promise<ServerRecord> {
     const { oauthConfig, ...rest } = change;
+    const opened = change.toolPolicy === 'open';
     const data: Prisma.ServerUpdateInput = {
       ...rest,
       ...(oauthConfig === null ? { oauthConfig: Prisma.DbNull } : oauthConfig !== undefined ? { oauthConfig } : {}),
+      ...(opened ? { pendingToolChanges: 0 } : {}),
       transport: change.transport ? transportToDb(change.transport) : undefined,
     };
     try {
+      if (opened) {
+        const [server] = await this.prisma.$transaction([
+          this.prisma.server.update({ where: { id }, data }),
+          this.prisma.tool.updateMany({
+            where: { serverId: id, approval: { not: 'approved' } },
+            data: { approval: 'approved', approvedHash: null, approvedDefinition: Prisma.DbNull },
+          }),
+        ]);
+        return toServerRecord(server);
+      }
       return toServerRecord(await this.prisma.server.update({ where: { id }, data }));
     } catch (err) {
       translatePrismaError(err, { conflict: conflictMessage(change.name ?? ''), notFound: `server ${id} not found` });

@@ -54,6 +54,8 @@ function server(fields: Partial<ServerRecord>): ServerRecord {
     nextDiscoveryAt: null,
     createdAt: new Date(),
     updatedAt: new Date(),
+    toolPolicy: 'open',
+    pendingToolChanges: 0,
     ...fields,
   };
 }

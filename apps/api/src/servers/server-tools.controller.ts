@@ -1,0 +1,118 @@
+import { Principal } from '@app/domain';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal } from '../auth/auth.decorators';
+import {
+  ApiJsonBody,
+  EXAMPLE_IDS,
+  TOOL_CHANGES_EXAMPLE,
+  TOOL_DECISION_EXAMPLE,
+  TOOL_OVERRIDE_BODY_EXAMPLES,
+  TOOL_OVERRIDE_EXAMPLE,
+} from '../common/api-examples';
+import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
+import { IdParam } from '../common/ids';
+import { ToolChangeListDto, ToolDecisionBodyDto, ToolDecisionDto, ToolOverrideBodyDto, ToolOverrideDto, ToolOverrideListDto } from './server-tools.dto';
+import { ServerToolsService } from './server-tools.service';
+
+const SERVER = 'the server (the serverId of the RPC API)';
+const ToolNameParam = () => ApiParam({ name: 'toolName', description: "The tool's name as the server lists it (URL-encoded)", example: 'create_issue' });
+
+@ApiTags('tool integrity')
+@ApiAuthenticated()
+@Controller('api/v1/servers/:id')
+export class ServerToolsController {
+  constructor(private readonly tools: ServerToolsService) {}
+
+  @Get('tool-changes')
+  @ApiOperation({
+    summary: 'Tool definitions waiting for a decision, and those rejected, each with a field-by-field diff (its owner, or the admin)',
+    description:
+      "Under the server's toolPolicy pinned or approval, a new or changed definition is held here and not served (not searchable, not " +
+      'callable, not in availableTools) until approved; a tool whose approved definition changed upstream is not served at all meanwhile. See docs/tool-integrity.md',
+  })
+  @ApiOkResponse({ type: ToolChangeListDto, example: TOOL_CHANGES_EXAMPLE })
+  @ApiProblems(403, 404)
+  changes(@CurrentPrincipal() principal: Principal, @IdParam('id', SERVER) id: string): Promise<ToolChangeListDto> {
+    return this.tools.changes(principal, id);
+  }
+
+  @Post('tool-changes/:toolName/approve')
+  @HttpCode(200)
+  @ToolNameParam()
+  @ApiOperation({
+    summary: "Approve a tool's waiting (or rejected) definition, named by its hash: it is served from now on",
+    description: 'A hash that is not the definition the tool has now (it changed again meanwhile) is a 409: read tool-changes again. Audited.',
+  })
+  @ApiJsonBody(ToolDecisionBodyDto, { approve: { summary: 'The hash GET tool-changes showed', value: { hash: TOOL_DECISION_EXAMPLE.hash } } })
+  @ApiOkResponse({ type: ToolDecisionDto, example: TOOL_DECISION_EXAMPLE })
+  @ApiProblems(400, 403, 404, 409)
+  approve(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('id', SERVER) id: string,
+    @Param('toolName') toolName: string,
+    @Body() body: ToolDecisionBodyDto,
+  ): Promise<ToolDecisionDto> {
+    return this.tools.decide(principal, id, toolName, body.hash, 'approve');
+  }
+
+  @Post('tool-changes/:toolName/reject')
+  @HttpCode(200)
+  @ToolNameParam()
+  @ApiOperation({
+    summary: "Reject a tool's waiting definition, named by its hash: the tool stays out until its definition changes again or is approved",
+    description:
+      'A changed tool whose new definition is rejected is not served at all (neither definition); should the server go back to the ' +
+      'definition approved before, that one is served again. A stale hash is a 409. Audited.',
+  })
+  @ApiJsonBody(ToolDecisionBodyDto, { reject: { summary: 'The hash GET tool-changes showed', value: { hash: TOOL_DECISION_EXAMPLE.hash } } })
+  @ApiOkResponse({ type: ToolDecisionDto, example: { ...TOOL_DECISION_EXAMPLE, approval: 'rejected' } })
+  @ApiProblems(400, 403, 404, 409)
+  reject(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('id', SERVER) id: string,
+    @Param('toolName') toolName: string,
+    @Body() body: ToolDecisionBodyDto,
+  ): Promise<ToolDecisionDto> {
+    return this.tools.decide(principal, id, toolName, body.hash, 'reject');
+  }
+
+  @Get('tool-overrides')
+  @ApiOperation({ summary: "The overrides put over the server's tools (its owner, or the admin)" })
+  @ApiOkResponse({ type: ToolOverrideListDto, example: { serverId: EXAMPLE_IDS.server, overrides: [TOOL_OVERRIDE_EXAMPLE] } })
+  @ApiProblems(403, 404)
+  async overrides(@CurrentPrincipal() principal: Principal, @IdParam('id', SERVER) id: string): Promise<ToolOverrideListDto> {
+    return { serverId: id, overrides: await this.tools.overrides(principal, id) };
+  }
+
+  @Put('tools/:toolName/override')
+  @ToolNameParam()
+  @ApiOperation({
+    summary: "Override a tool's title, description or annotations, or disable it (its owner, or the admin for the platform's servers)",
+    description:
+      'Replaces the whole override. Search, availableTools, /mcp and GET tools show the overridden definition, marked in _meta ' +
+      '(io.mcp-registry/override: {fields}); calls reach the upstream tool by its own name. Kept across discoveries; an upstream change ' +
+      'under an override is still a change to decide. Audited.',
+  })
+  @ApiJsonBody(ToolOverrideBodyDto, TOOL_OVERRIDE_BODY_EXAMPLES)
+  @ApiOkResponse({ type: ToolOverrideDto, example: TOOL_OVERRIDE_EXAMPLE })
+  @ApiProblems(400, 403, 404, 413)
+  putOverride(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('id', SERVER) id: string,
+    @Param('toolName') toolName: string,
+    @Body() body: ToolOverrideBodyDto,
+  ): Promise<ToolOverrideDto> {
+    return this.tools.putOverride(principal, id, toolName, body);
+  }
+
+  @Delete('tools/:toolName/override')
+  @HttpCode(204)
+  @ToolNameParam()
+  @ApiOperation({ summary: "Remove a tool's override: the server's own definition is served again (enabled, if it was disabled)" })
+  @ApiNoContentResponse({ description: 'Removed' })
+  @ApiProblems(403, 404)
+  deleteOverride(@CurrentPrincipal() principal: Principal, @IdParam('id', SERVER) id: string, @Param('toolName') toolName: string): Promise<void> {
+    return this.tools.deleteOverride(principal, id, toolName);
+  }
+}
