@@ -1,11 +1,11 @@
-import { TOOL_POLICIES, ToolPolicy } from '@app/domain';
+import { REQUEST_LIMITS, TOOL_POLICIES, ToolPolicy } from '@app/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsOptionalNotNull } from '../common/validators';
 import { ToolDefinitionDto } from './server.dto';
 
 /** Bounds of an override (the definition it goes over is bounded by discovery: 256 KiB). */
-export const OVERRIDE_LIMITS = { title: 512, description: 16 * 1024, annotationsBytes: 16 * 1024, toolName: 256 } as const;
+export const OVERRIDE_LIMITS = { title: 512, description: 16 * 1024, annotationsBytes: 16 * 1024, toolName: REQUEST_LIMITS.toolNameMaxLength } as const;
 
 export class FieldDiffDto {
   @ApiProperty({ description: 'The field of the definition', example: 'description' })
