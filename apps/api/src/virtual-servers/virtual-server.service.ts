@@ -152,7 +152,7 @@ export class VirtualServerService {
       if (whole.has(id)) errors.push({ field: `servers.${i}`, message: 'is given twice' });
       else if (check(`servers.${i}`, id)) whole.add(id);
     });
-    const definitions = await this.toolRepository.listByServers(tools.map((t) => t.serverId).filter((id) => found.has(id)));
+    const definitions = await this.toolRepository.listServedByServers(tools.map((t) => t.serverId).filter((id) => found.has(id)), scope, { live: false });
     const picked = new Set<string>();
     tools.forEach((t, i) => {
       const key = `${t.serverId}\u0000${t.toolName}`;
@@ -160,7 +160,7 @@ export class VirtualServerService {
       if (whole.has(t.serverId)) errors.push({ field: `tools.${i}.serverId`, message: 'this server is in servers already, with every tool it has' });
       else if (picked.has(key)) errors.push({ field: `tools.${i}`, message: 'is given twice' });
       else if (!definitions.get(t.serverId)?.some((d) => d.name === t.toolName)) {
-        errors.push({ field: `tools.${i}.toolName`, message: `server "${found.get(t.serverId)!.name}" has no tool of this name (as last discovered)` });
+        errors.push({ field: `tools.${i}.toolName`, message: `server "${found.get(t.serverId)!.name}" has no tool of this name served (as last discovered, approved and not disabled)` });
       }
       picked.add(key);
     });

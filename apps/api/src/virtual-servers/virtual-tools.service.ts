@@ -32,7 +32,7 @@ export class VirtualToolsService {
     await this.catalog.ready();
     const prefixes = memberPrefixes(distinctServers(virtual));
     const live = [...new Set(virtual.members.map((m) => m.serverId))].filter((id) => this.catalog.find(principal, id) !== undefined);
-    const definitions = await this.toolRepository.listByServers(live);
+    const definitions = await this.toolRepository.listServedByServers(live, principal);
     const picked: { serverId: string; toolName: string; definition: ToolDefinition }[] = [];
     const seen = new Set<string>();
     const add = (serverId: string, definition: ToolDefinition) => {
