@@ -19,39 +19,27 @@ export abstract class DomainError extends Error {
   }
 }
 
-export class InvalidInputError extends DomainError {
-  readonly status = 400;
-  readonly title = 'Invalid input';
+/** The base of each kind of domain error: the HTTP status and problem title it is answered with. */
+function problem(status: number, title: string) {
+  return class extends DomainError {
+    readonly status = status;
+    readonly title = title;
+  };
 }
 
-export class UnauthenticatedError extends DomainError {
-  readonly status = 401;
-  readonly title = 'Unauthorized';
-}
+export class InvalidInputError extends problem(400, 'Invalid input') {}
 
-export class ForbiddenError extends DomainError {
-  readonly status = 403;
-  readonly title = 'Forbidden';
-}
+export class UnauthenticatedError extends problem(401, 'Unauthorized') {}
 
-export class NotFoundError extends DomainError {
-  readonly status = 404;
-  readonly title = 'Not found';
-}
+export class ForbiddenError extends problem(403, 'Forbidden') {}
 
-export class ConflictError extends DomainError {
-  readonly status = 409;
-  readonly title = 'Conflict';
-}
+export class NotFoundError extends problem(404, 'Not found') {}
 
-export class PayloadTooLargeError extends DomainError {
-  readonly status = 413;
-  readonly title = 'Payload too large';
-}
+export class ConflictError extends problem(409, 'Conflict') {}
 
-export class RateLimitedError extends DomainError {
-  readonly status = 429;
-  readonly title = 'Too many requests';
+export class PayloadTooLargeError extends problem(413, 'Payload too large') {}
+
+export class RateLimitedError extends problem(429, 'Too many requests') {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
@@ -61,26 +49,15 @@ export class RateLimitedError extends DomainError {
 }
 
 /** The upstream MCP server (or Pipedream) failed; the registry itself is fine. */
-export class UpstreamError extends DomainError {
-  readonly status = 502;
-  readonly title = 'Upstream error';
-}
+export class UpstreamError extends problem(502, 'Upstream error') {}
 
-export class UpstreamTimeoutError extends DomainError {
-  readonly status = 504;
-  readonly title = 'Upstream timeout';
-}
+export class UpstreamTimeoutError extends problem(504, 'Upstream timeout') {}
 
 /** A capability that needs configuration the operator has not given. */
-export class NotConfiguredError extends DomainError {
-  readonly status = 422;
-  readonly title = 'Not configured';
-}
+export class NotConfiguredError extends problem(422, 'Not configured') {}
 
 /** The registry itself cannot answer now (a service it stands on is down, or it is stopping): try again later. */
-export class ServiceUnavailableError extends DomainError {
-  readonly status = 503;
-  readonly title = 'Service unavailable';
+export class ServiceUnavailableError extends problem(503, 'Service unavailable') {
   constructor(
     message: string,
     readonly retryAfterSeconds = 1,
@@ -109,9 +86,7 @@ export function isLimitRefusal(err: unknown): err is DomainError & LimitRefusal 
 }
 
 /** The request would take the tenant past a quota (servers, tools): nothing was done. */
-export class QuotaExceededError extends DomainError implements LimitRefusal {
-  readonly status = 409;
-  readonly title = 'Quota exceeded';
+export class QuotaExceededError extends problem(409, 'Quota exceeded') implements LimitRefusal {
   constructor(
     message: string,
     readonly limit: LimitInfo,
