@@ -13,6 +13,7 @@ import { TapTransport } from '../transports/tap.transport';
 import { ByteBudget, countingFetch, FetchLike } from './byte-budget';
 import { classifyError, embeddedJsonRpcError, redactor } from './classify-error';
 import { ConnectionTarget, HttpTarget, InProcessTarget, StdioTarget } from './connection-target';
+import { raceAbort } from './race-abort';
 import { McpFailure, McpFailureCode } from './mcp-failure';
 import { Sdk1Session, McpSession, Sdk2Session, SessionParts, SessionTransport } from './mcp-session';
 
@@ -116,22 +117,35 @@ function abortFailure(signal: AbortSignal, phase: string): McpFailure {
 }
 
 /** Rejects as soon as `signal` aborts, whatever `promise` is doing (an SSE stream that never sends its endpoint). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, phase: string): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortFailure(signal, phase));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortFailure(signal, phase));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
+function abortable<T>(promise: Promise<T>, signal: AbortSignal, phase: string): Promise<T> {
+  return raceAbort(promise, signal, () => abortFailure(signal, phase));
+}
+
+/**
+ * Opens a client's session within the caller's signal: an abort kills the child and closes the client at once;
+ * a failed open closes the client and what it stood on, and throws the transport's own failure when it has one.
+ */
+async function openWithin(
+  client: { close(): Promise<void> },
+  open: () => Promise<void>,
+  options: ConnectOptions,
+  extra: { child?: ChildProcessTransport; dispose?: () => Promise<void> },
+  phase: string,
+): Promise<void> {
+  const onAbort = () => {
+    extra.child?.kill();
+    void client.close().catch(() => undefined);
+  };
+  options.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await abortable(open(), options.signal, phase);
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    await extra.dispose?.().catch(() => undefined);
+    throw extra.child?.failure ?? err;
+  } finally {
+    options.signal.removeEventListener('abort', onAbort);
+  }
 }
 
 /**
@@ -264,20 +278,7 @@ export class McpConnector {
     const client = new Sdk1Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: lazyValidator() });
     // Errors surface through the request that failed; the default handler would only print them.
     client.onerror = () => undefined;
-    const onAbort = () => {
-      extra.child?.kill();
-      void client.close().catch(() => undefined);
-    };
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      await raceAbort(client.connect(tap, { signal: options.signal, timeout: options.requestTimeoutMs }), options.signal, 'initialize');
-    } catch (err) {
-      await client.close().catch(() => undefined);
-      await extra.dispose?.().catch(() => undefined);
-      throw extra.child?.failure ?? err;
-    } finally {
-      options.signal.removeEventListener('abort', onAbort);
-    }
+    await openWithin(client, () => client.connect(tap, { signal: options.signal, timeout: options.requestTimeoutMs }), options, extra, 'initialize');
     return new Sdk1Session(client, {
       transport: kind,
       protocolVersion: tap.protocolVersion,
@@ -308,19 +309,7 @@ export class McpConnector {
   ): Promise<Sdk2Session> {
     const client = new Sdk2Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: version } } });
     client.onerror = () => undefined;
-    const onAbort = () => {
-      extra.child?.kill();
-      void client.close().catch(() => undefined);
-    };
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      await raceAbort(client.connect(transport, { signal: options.signal, timeout: options.requestTimeoutMs }), options.signal, 'server/discover');
-    } catch (err) {
-      await client.close().catch(() => undefined);
-      throw extra.child?.failure ?? err;
-    } finally {
-      options.signal.removeEventListener('abort', onAbort);
-    }
+    await openWithin(client, () => client.connect(transport, { signal: options.signal, timeout: options.requestTimeoutMs }), options, extra, 'server/discover');
     return new Sdk2Session(client, {
       transport: kind,
       protocolVersion: version,

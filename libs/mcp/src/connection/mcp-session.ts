@@ -76,11 +76,31 @@ export interface SessionParts {
   canListen?: boolean;
 }
 
-abstract class BaseSession {
+/** What both SDK generations' clients offer a session, in the same shape. */
+interface SdkClient {
+  onclose?: () => void;
+  getServerVersion(): { name: string; version: string; title?: string } | undefined;
+  getServerCapabilities(): object | undefined;
+  getInstructions(): string | undefined;
+  request(request: never, schema: typeof LenientResult, options: object): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** Everything a session does the same on both SDK generations; the subclasses say what differs. */
+abstract class BaseSession<C extends SdkClient> {
   private closeHandlers: (() => void)[] = [];
   private closed = false;
 
-  constructor(protected readonly parts: SessionParts) {}
+  constructor(
+    protected readonly client: C,
+    protected readonly parts: SessionParts,
+  ) {
+    const previous = client.onclose;
+    client.onclose = () => {
+      previous?.();
+      this.fireClosed();
+    };
+  }
 
   get transport(): SessionTransport {
     return this.parts.transport;
@@ -88,6 +108,30 @@ abstract class BaseSession {
 
   get canListen(): boolean {
     return this.parts.canListen !== false;
+  }
+
+  get serverInfo(): ServerIdentity {
+    const v = this.client.getServerVersion();
+    return { name: v?.name, title: v?.title, version: v?.version };
+  }
+
+  get capabilities(): Record<string, unknown> {
+    return (this.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
+  }
+
+  get instructions(): string | undefined {
+    return this.client.getInstructions();
+  }
+
+  async request(method: string, params: Record<string, unknown> | undefined, options: McpRequestOptions = {}): Promise<Record<string, unknown>> {
+    const result = await this.client.request({ method, params } as never, LenientResult, {
+      signal: options.signal,
+      timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      onprogress: options.onProgress,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+      maxTotalTimeout: options.maxTotalTimeoutMs,
+    });
+    return result as Record<string, unknown>;
   }
 
   onClose(handler: () => void): void {
@@ -108,56 +152,6 @@ abstract class BaseSession {
   stderr(): string | undefined {
     return this.parts.stderr();
   }
-}
-
-/** A session opened with the `initialize` handshake (SDK 1.x client). */
-export class Sdk1Session extends BaseSession implements McpSession {
-  readonly era = 'legacy' as const;
-
-  constructor(
-    private readonly client: Sdk1Client,
-    parts: SessionParts,
-  ) {
-    super(parts);
-    const previous = client.onclose;
-    client.onclose = () => {
-      previous?.();
-      this.fireClosed();
-    };
-  }
-
-  get protocolVersion(): string | undefined {
-    return this.parts.protocolVersion;
-  }
-
-  get serverInfo(): ServerIdentity {
-    const v = this.client.getServerVersion();
-    return { name: v?.name, title: (v as { title?: string } | undefined)?.title, version: v?.version };
-  }
-
-  get capabilities(): Record<string, unknown> {
-    return (this.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
-  }
-
-  get instructions(): string | undefined {
-    return this.client.getInstructions();
-  }
-
-  async request(method: string, params: Record<string, unknown> | undefined, options: McpRequestOptions = {}) {
-    const result = await this.client.request({ method, params } as never, LenientResult, {
-      signal: options.signal,
-      timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      onprogress: options.onProgress,
-      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
-      maxTotalTimeout: options.maxTotalTimeoutMs,
-    });
-    return result as Record<string, unknown>;
-  }
-
-  async watchToolListChanged(handler: () => void): Promise<void> {
-    this.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => handler());
-    await this.parts.openServerStream?.();
-  }
 
   async close(): Promise<void> {
     await this.parts.beforeClose?.().catch(() => undefined);
@@ -167,59 +161,31 @@ export class Sdk1Session extends BaseSession implements McpSession {
   }
 }
 
-/** A session on the 2026-07-28 revision: no initialize, `server/discover` instead (SDK 2.x client). */
-export class Sdk2Session extends BaseSession implements McpSession {
-  readonly era = 'modern' as const;
+/** A session opened with the `initialize` handshake (SDK 1.x client). */
+export class Sdk1Session extends BaseSession<Sdk1Client> implements McpSession {
+  readonly era = 'legacy' as const;
 
-  constructor(
-    private readonly client: Sdk2Client,
-    parts: SessionParts,
-  ) {
-    super(parts);
-    const previous = client.onclose;
-    client.onclose = () => {
-      previous?.();
-      this.fireClosed();
-    };
+  get protocolVersion(): string | undefined {
+    return this.parts.protocolVersion;
   }
+
+  async watchToolListChanged(handler: () => void): Promise<void> {
+    this.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => handler());
+    await this.parts.openServerStream?.();
+  }
+}
+
+/** A session on the 2026-07-28 revision: no initialize, `server/discover` instead (SDK 2.x client). */
+export class Sdk2Session extends BaseSession<Sdk2Client> implements McpSession {
+  readonly era = 'modern' as const;
 
   get protocolVersion(): string | undefined {
     return this.client.getNegotiatedProtocolVersion() ?? this.parts.protocolVersion;
-  }
-
-  get serverInfo(): ServerIdentity {
-    const v = this.client.getServerVersion();
-    return { name: v?.name, title: (v as { title?: string } | undefined)?.title, version: v?.version };
-  }
-
-  get capabilities(): Record<string, unknown> {
-    return (this.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
-  }
-
-  get instructions(): string | undefined {
-    return this.client.getInstructions();
-  }
-
-  async request(method: string, params: Record<string, unknown> | undefined, options: McpRequestOptions = {}) {
-    const result = await this.client.request({ method, params } as never, LenientResult, {
-      signal: options.signal,
-      timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      onprogress: options.onProgress,
-      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
-      maxTotalTimeout: options.maxTotalTimeoutMs,
-    });
-    return result as Record<string, unknown>;
   }
 
   async watchToolListChanged(handler: () => void, options: McpRequestOptions = {}): Promise<void> {
     this.client.setNotificationHandler('notifications/tools/list_changed', async () => handler());
     const subscription = await this.client.listen({ toolsListChanged: true }, { signal: options.signal, timeout: options.timeoutMs });
     void subscription.closed.then(() => this.fireClosed());
-  }
-
-  async close(): Promise<void> {
-    await this.client.close().catch(() => undefined);
-    await this.parts.dispose?.().catch(() => undefined);
-    this.fireClosed();
   }
 }

@@ -1,5 +1,6 @@
 import { classifyError } from '../connection/classify-error';
 import { McpFailure, McpFailureCode } from '../connection/mcp-failure';
+import { raceAbort } from '../connection/race-abort';
 import type { McpSession } from '../connection/mcp-session';
 
 export interface McpSessionPoolOptions {
@@ -71,23 +72,9 @@ function undelivered(err: unknown): boolean {
   return f.httpStatus === 404 || f.code === McpFailureCode.NotFound || f.code === McpFailureCode.ConnectionRefused;
 }
 
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason ?? new McpFailure(McpFailureCode.Timeout, 'the call was cancelled'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason ?? new McpFailure(McpFailureCode.Timeout, 'the call was cancelled'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
+/** Rejects at once when the caller's signal aborts (with its reason), whatever `promise` is doing. */
+function cancellable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  return raceAbort(promise, signal, () => signal?.reason ?? new McpFailure(McpFailureCode.Timeout, 'the call was cancelled'));
 }
 
 /**
@@ -190,7 +177,7 @@ export class McpSessionPool {
     }
     entry.inFlight++;
     try {
-      await raceAbort(entry.opening, signal);
+      await cancellable(entry.opening, signal);
     } catch (err) {
       entry.inFlight--;
       throw err;
