@@ -1,8 +1,8 @@
-import { freePort } from '../fixtures/net';
-import { AuthorizationServer, consentAs, ProtectedMcpServer, startAuthorizationServer, startProtectedMcpServer } from '../fixtures/oauth/oauth-fixtures';
+import { AuthorizationServer, consentAs, ProtectedMcpServer } from '../fixtures/oauth/oauth-fixtures';
 import { mcpClient } from '../llm/helpers';
-import { startTestApp, TestApp } from '../support/app';
+import { TestApp } from '../support/app';
 import { makeTenant, settled, waitFor } from '../support/servers';
+import { OAuthStand, startOAuthStand } from './oauth-stand';
 
 /**
  * The whole authorization code flow against a real authorization server (oidc-provider) and an MCP server that
@@ -11,22 +11,18 @@ import { makeTenant, settled, waitFor } from '../support/servers';
  * a tool call through the registry's /mcp carrying the person's token.
  */
 describe('upstream OAuth: authorization code with PKCE', () => {
+  let stand: OAuthStand;
   let as: AuthorizationServer;
   let mcp: ProtectedMcpServer;
   let t: TestApp;
   let publicUrl: string;
 
   beforeAll(async () => {
-    as = await startAuthorizationServer({ resourceScopes: ['tools:read', 'tools:call'] });
-    mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: `${as.issuer}/jwks`, scopesSupported: ['tools:read', 'tools:call'] });
-    const port = await freePort();
-    publicUrl = `http://127.0.0.1:${port}`;
-    t = await startTestApp({ env: { PORT: String(port), PUBLIC_URL: publicUrl, MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_ATTEMPTS: '1' } });
+    stand = await startOAuthStand({ as: { resourceScopes: ['tools:read', 'tools:call'] } });
+    ({ as, mcp, app: t, publicUrl } = stand);
   }, 60_000);
   afterAll(async () => {
-    await t?.close();
-    await mcp?.close();
-    await as?.close();
+    await stand?.close();
   });
 
   it('detects, registers, sends the person through consent, connects, and calls a tool with the token', async () => {

@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, Server } from 'node:http';
-import { createServer as createTcpServer, Socket } from 'node:net';
-import { freePort, listenLoopback } from '../fixtures/net';
-import { AuthorizationServer, consentAs, ProtectedMcpServer, startAuthorizationServer, startProtectedMcpServer } from '../fixtures/oauth/oauth-fixtures';
-import { startTestApp, TestApp } from '../support/app';
-import { makeTenant } from '../support/servers';
+import { listenLoopback } from '../fixtures/net';
+import { AuthorizationServer, consentAs, ProtectedMcpServer } from '../fixtures/oauth/oauth-fixtures';
+import { TestApp } from '../support/app';
+import { OAuthStand, startBlockedAuthorizationServer, startOAuthStand } from './oauth-stand';
 
 /**
  * Authorizing a server no discovery has reached yet (no worker runs here): the registry asks the server itself,
  * through the same detection (and outbound policy) as a discovery, and goes on to the authorization URL.
  */
 describe('upstream OAuth: authorize before any discovery', () => {
+  let stand: OAuthStand;
   let as: AuthorizationServer;
   let mcp: ProtectedMcpServer;
   let app: TestApp;
@@ -24,20 +24,11 @@ describe('upstream OAuth: authorize before any discovery', () => {
   };
 
   beforeAll(async () => {
-    as = await startAuthorizationServer({ accessTokenTtl: 300 });
-    mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: `${as.issuer}/jwks`, scopesSupported: ['tools:read', 'tools:call'] });
-    const port = await freePort();
-    publicUrl = `http://127.0.0.1:${port}`;
-    app = await startTestApp({
-      worker: false,
-      env: { PORT: String(port), PUBLIC_URL: publicUrl, MCP_OUTBOUND_ALLOW: '127.0.0.1', CREDENTIALS_KEY: randomBytes(32).toString('base64') },
-    });
-    tenant = await makeTenant(app);
+    stand = await startOAuthStand({ as: { accessTokenTtl: 300 }, app: { worker: false, env: { CREDENTIALS_KEY: randomBytes(32).toString('base64') } } });
+    ({ as, mcp, app, publicUrl, tenant } = stand);
   }, 90_000);
   afterAll(async () => {
-    await app?.close();
-    await mcp?.close();
-    await as?.close();
+    await stand?.close();
   });
 
   it('probes the server, finds its authorization server and completes the authorization', async () => {
@@ -72,23 +63,15 @@ describe('upstream OAuth: authorize before any discovery', () => {
   });
 
   it('refuses an authorization server on a blocked address before any request reaches it', async () => {
-    let connections = 0;
-    const trap = createTcpServer((s: Socket) => {
-      connections++;
-      s.destroy();
-    });
-    const port = await freePort();
-    await new Promise<void>((resolve) => trap.listen(port, '127.0.0.2', resolve));
-    const hostile = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: `${as.issuer}/jwks`, authorizationServer: `https://127.0.0.2:${port}` });
+    const blocked = await startBlockedAuthorizationServer(as.issuer);
     try {
-      const id = await register('hostile', hostile.url);
+      const id = await register('hostile', blocked.mcp.url);
       const res = await app.request('POST', `/api/v1/servers/${id}/authorize`, { key: tenant.key });
       expect(res.status).toBe(409);
       expect(res.body.detail).toMatch(/the outbound address policy refused it: 127\.0\.0\.2/);
-      expect(connections).toBe(0);
+      expect(blocked.connections()).toBe(0);
     } finally {
-      await hostile.close();
-      await new Promise<void>((resolve) => trap.close(() => resolve()));
+      await blocked.close();
     }
   });
 });

@@ -1,10 +1,9 @@
 import { CredentialsCipher } from '@app/credentials';
 import { QueueName } from '@app/queue';
-import { createServer, Socket } from 'node:net';
-import { freePort } from '../fixtures/net';
-import { AuthorizationServer, consentAs, ProtectedMcpServer, startAuthorizationServer, startProtectedMcpServer } from '../fixtures/oauth/oauth-fixtures';
-import { startTestApp, TestApp } from '../support/app';
+import { AuthorizationServer, consentAs, ProtectedMcpServer } from '../fixtures/oauth/oauth-fixtures';
+import { TestApp } from '../support/app';
 import { makeTenant, settled, waitFor } from '../support/servers';
+import { OAuthStand, startBlockedAuthorizationServer, startOAuthStand } from './oauth-stand';
 
 /**
  * What upstream OAuth refuses and what it never shows: a state replayed, expired or completed with another
@@ -13,6 +12,7 @@ import { makeTenant, settled, waitFor } from '../support/servers';
  * record, job payload or metric.
  */
 describe('upstream OAuth: refusals, isolation and secrets', () => {
+  let stand: OAuthStand;
   let as: AuthorizationServer;
   let mcp: ProtectedMcpServer;
   let t: TestApp;
@@ -54,18 +54,12 @@ describe('upstream OAuth: refusals, isolation and secrets', () => {
   const tokensOf = async (id: string) => (await t.runtime.prisma.serverOAuth.findUnique({ where: { serverId: id } }))?.tokensCipher ?? null;
 
   beforeAll(async () => {
-    as = await startAuthorizationServer();
-    mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: `${as.issuer}/jwks` });
-    const port = await freePort();
-    publicUrl = `http://127.0.0.1:${port}`;
-    t = await startTestApp({ env: { PORT: String(port), PUBLIC_URL: publicUrl, MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_ATTEMPTS: '1', LOG_LEVEL: 'debug' } });
-    a = await makeTenant(t);
+    stand = await startOAuthStand({ mcp: { scopesSupported: undefined }, app: { env: { LOG_LEVEL: 'debug' } } });
+    ({ as, mcp, app: t, publicUrl, tenant: a } = stand);
     b = await makeTenant(t);
   }, 60_000);
   afterAll(async () => {
-    await t?.close();
-    await mcp?.close();
-    await as?.close();
+    await stand?.close();
   });
 
   it('refuses a replayed state, and stores nothing more', async () => {
@@ -132,25 +126,17 @@ describe('upstream OAuth: refusals, isolation and secrets', () => {
   });
 
   it('refuses an authorization server on a blocked address before any request reaches it', async () => {
-    let connections = 0;
-    const trap = createServer((s: Socket) => {
-      connections++;
-      s.destroy();
-    });
-    const port = await freePort();
-    await new Promise<void>((resolve) => trap.listen(port, '127.0.0.2', resolve));
-    const hostile = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: `${as.issuer}/jwks`, authorizationServer: `https://127.0.0.2:${port}` });
+    const blocked = await startBlockedAuthorizationServer(as.issuer);
     try {
-      const res = await req('POST', '/api/v1/servers', a.key, { name: 'hostile', transport: 'streamable-http', url: hostile.url });
+      const res = await req('POST', '/api/v1/servers', a.key, { name: 'hostile', transport: 'streamable-http', url: blocked.mcp.url });
       const row = await settled(t, res.body.id);
       expect(row.status).toBe('ERROR');
       expect(row.statusReason).toMatch(
         /^authorization required: the server asks for OAuth, but its authorization server https:\/\/127\.0\.0\.2:\d+ cannot be reached: the outbound address policy refused it: 127\.0\.0\.2 .*loopback/,
       );
-      expect(connections).toBe(0);
+      expect(blocked.connections()).toBe(0);
     } finally {
-      await hostile.close();
-      await new Promise<void>((resolve) => trap.close(() => resolve()));
+      await blocked.close();
     }
   });
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { freePort } from '../fixtures/net';
-import { AuthorizationServer, authorizeAs, ProtectedMcpServer, startAuthorizationServer, startProtectedMcpServer } from '../fixtures/oauth/oauth-fixtures';
-import { startTestApp, TestApp } from '../support/app';
-import { makeTenant, settled, waitFor } from '../support/servers';
+import { AuthorizationServer } from '../fixtures/oauth/oauth-fixtures';
+import { TestApp } from '../support/app';
+import { settled, waitFor } from '../support/servers';
+import { discoverNow, OAuthStand, pastExpiry as tokenExpired, registerAuthorized, startOAuthStand } from './oauth-stand';
 
 const TTL_SECONDS = 3;
 /** The bound on each request of the OAuth flow, short here so that the test does not wait ten seconds. */
@@ -15,45 +15,24 @@ const TIMEOUT_MS = 1500;
  * next refresh (once the authorization server answers again) goes through.
  */
 describe('upstream OAuth: a hanging authorization server', () => {
+  let stand: OAuthStand;
   let as: AuthorizationServer;
-  let mcp: ProtectedMcpServer;
   let app: TestApp;
-  let tenant: { tenantId: string; key: string };
   let id: string;
 
-  const call = () => app.request('POST', '/api/v1/llm/mcp-call-tool', { key: tenant.key, body: { serverId: id, toolName: 'whoami', arguments: {} } });
-  const pastExpiry = async () => {
-    const res = await app.request('GET', `/api/v1/servers/${id}`, { key: tenant.key });
-    const at = Date.parse(res.body.authorization.expiresAt);
-    await waitFor('the access token to expire', async () => Date.now() > at + 50, (TTL_SECONDS + 2) * 1000, 100);
-  };
+  const call = () => app.request('POST', '/api/v1/llm/mcp-call-tool', { key: stand.tenant.key, body: { serverId: id, toolName: 'whoami', arguments: {} } });
+  const pastExpiry = () => tokenExpired(app, stand.tenant.key, id, TTL_SECONDS);
 
   beforeAll(async () => {
-    as = await startAuthorizationServer({ accessTokenTtl: TTL_SECONDS });
-    mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: `${as.issuer}/jwks`, scopesSupported: ['tools:read', 'tools:call'] });
-    const port = await freePort();
-    const publicUrl = `http://127.0.0.1:${port}`;
-    app = await startTestApp({
-      env: {
-        PORT: String(port),
-        PUBLIC_URL: publicUrl,
-        MCP_OUTBOUND_ALLOW: '127.0.0.1',
-        DISCOVERY_ATTEMPTS: '1',
-        OAUTH_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
-        CREDENTIALS_KEY: randomBytes(32).toString('base64'),
-      },
+    stand = await startOAuthStand({
+      as: { accessTokenTtl: TTL_SECONDS },
+      app: { env: { OAUTH_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), CREDENTIALS_KEY: randomBytes(32).toString('base64') } },
     });
-    tenant = await makeTenant(app);
-    const created = await app.request('POST', '/api/v1/servers', { key: tenant.key, body: { name: 'notes', transport: 'streamable-http', url: mcp.url } });
-    id = created.body.id;
-    await settled(app, id);
-    expect((await authorizeAs(app, publicUrl, tenant.key, id)).status).toBe(200);
-    await waitFor('CONNECTED', async () => ((await settled(app, id)).status === 'CONNECTED' ? true : undefined));
+    ({ as, app } = stand);
+    id = await registerAuthorized(stand);
   }, 90_000);
   afterAll(async () => {
-    await app?.close();
-    await mcp?.close();
-    await as?.close();
+    await stand?.close();
   });
 
   it('fails the call within the bound, names the authorization server, and lets the next refresh through', async () => {
@@ -108,19 +87,14 @@ describe('upstream OAuth: a hanging authorization server', () => {
   it('a discovery meeting the hanging token endpoint ends with the transient reason, not stuck', async () => {
     await as.hangTokenEndpoint(true);
     await pastExpiry();
-    const res = await app.request('POST', `/api/v1/servers/${id}/discover`, { key: tenant.key });
-    expect(res.status).toBe(202);
-    const row = await waitFor('the discovery to end', async () => {
-      const r = await settled(app, id);
-      return r.statusReason === 'discovery queued' ? undefined : r;
-    });
+    const row = await discoverNow(app, stand.tenant.key, id);
     expect(row.status).toBe('ERROR');
     expect(row.statusReason).toContain(`the authorization server ${as.issuer} could not be reached for a token refresh`);
     await as.hangTokenEndpoint(false);
-    const view = await app.request('GET', `/api/v1/servers/${id}`, { key: tenant.key });
+    const view = await app.request('GET', `/api/v1/servers/${id}`, { key: stand.tenant.key });
     // Not a refusal: the authorization stays, and the next discovery refreshes.
     expect(view.body.authorization.status).toBe('authorized');
-    await app.request('POST', `/api/v1/servers/${id}/discover`, { key: tenant.key });
+    await app.request('POST', `/api/v1/servers/${id}/discover`, { key: stand.tenant.key });
     const back = await waitFor('CONNECTED again', async () => ((await settled(app, id)).status === 'CONNECTED' ? true : undefined));
     expect(back).toBe(true);
   });

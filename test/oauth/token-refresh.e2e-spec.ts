@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { freePort } from '../fixtures/net';
-import { AuthorizationServer, authorizeAs, ProtectedMcpServer, startAuthorizationServer, startProtectedMcpServer } from '../fixtures/oauth/oauth-fixtures';
+import { AuthorizationServer, authorizeAs, ProtectedMcpServer } from '../fixtures/oauth/oauth-fixtures';
 import { startTestApp, TestApp } from '../support/app';
 import { hasPostgres } from '../support/database';
-import { makeTenant, settled, waitFor } from '../support/servers';
+import { settled, waitFor } from '../support/servers';
+import { discoverNow, OAuthStand, pastExpiry as tokenExpired, registerAuthorized, startOAuthStand } from './oauth-stand';
 
 /** Access tokens of a few seconds, so that every phase below runs through real refreshes. */
 const TTL_SECONDS = 4;
@@ -14,6 +14,7 @@ const TTL_SECONDS = 4;
  * replica and worker at once, and a refused refresh ends ERROR with authorization `expired`, not retried.
  */
 describe('upstream OAuth: fresh tokens', () => {
+  let stand: OAuthStand;
   let as: AuthorizationServer;
   let mcp: ProtectedMcpServer;
   let a: TestApp;
@@ -26,50 +27,23 @@ describe('upstream OAuth: fresh tokens', () => {
     const res = await app.request('POST', '/api/v1/llm/mcp-call-tool', { key, body: { serverId: id, toolName: 'whoami', arguments: {} } });
     return res;
   };
-  const expiresAt = async () => {
-    const res = await a.request('GET', `/api/v1/servers/${id}`, { key: tenant.key });
-    return Date.parse(res.body.authorization.expiresAt);
-  };
-  /** Waits until the token held has expired (its lifetime is the only clock here). */
-  const pastExpiry = async () => {
-    const at = await expiresAt();
-    await waitFor('the access token to expire', async () => Date.now() > at + 50, (TTL_SECONDS + 2) * 1000, 100);
-  };
-  const discover = async () => {
-    const res = await a.request('POST', `/api/v1/servers/${id}/discover`, { key: tenant.key });
-    expect(res.status).toBe(202);
-    return waitFor('the discovery to end', async () => {
-      const row = await settled(a, id);
-      return row.statusReason === 'discovery queued' ? undefined : row;
-    });
-  };
+  const pastExpiry = () => tokenExpired(a, tenant.key, id, TTL_SECONDS);
+  const discover = () => discoverNow(a, tenant.key, id);
 
   beforeAll(async () => {
-    as = await startAuthorizationServer({ accessTokenTtl: TTL_SECONDS });
-    mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: `${as.issuer}/jwks`, scopesSupported: ['tools:read', 'tools:call'] });
-    const port = await freePort();
-    publicUrl = `http://127.0.0.1:${port}`;
-    const shared = { PUBLIC_URL: publicUrl, MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_ATTEMPTS: '1', CREDENTIALS_KEY: randomBytes(32).toString('base64') };
-    a = await startTestApp({ env: { ...shared, PORT: String(port) } });
+    const credentialsKey = randomBytes(32).toString('base64');
+    stand = await startOAuthStand({ as: { accessTokenTtl: TTL_SECONDS }, app: { env: { CREDENTIALS_KEY: credentialsKey } } });
+    ({ as, mcp, publicUrl, tenant, app: a } = stand);
     // A second API replica on the same database and queue, no worker of its own.
-    if (hasPostgres()) b = await startTestApp({ worker: false, database: a.database, queuePrefix: a.queuePrefix, env: shared });
-    tenant = await makeTenant(a);
-    const created = await a.request('POST', '/api/v1/servers', { key: tenant.key, body: { name: 'notes', transport: 'streamable-http', url: mcp.url } });
-    id = created.body.id;
-    await settled(a, id);
-    const page = await authorizeAs(a, publicUrl, tenant.key, id);
-    expect(page.status).toBe(200);
-    const row = await waitFor('CONNECTED', async () => {
-      const r = await settled(a, id);
-      return r.status === 'CONNECTED' ? r : undefined;
-    });
-    expect(row.status).toBe('CONNECTED');
+    if (hasPostgres()) {
+      const env = { PUBLIC_URL: publicUrl, MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_ATTEMPTS: '1', CREDENTIALS_KEY: credentialsKey };
+      b = await startTestApp({ worker: false, database: a.database, queuePrefix: a.queuePrefix, env });
+    }
+    id = await registerAuthorized(stand);
   }, 90_000);
   afterAll(async () => {
     await b?.close();
-    await a?.close();
-    await mcp?.close();
-    await as?.close();
+    await stand?.close();
   });
 
   it('refreshes an expired token before a tool call and before a discovery', async () => {
