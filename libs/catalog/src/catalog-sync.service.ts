@@ -1,11 +1,10 @@
-import { CatalogEntryRepository, CatalogEntryWrite, CatalogSourceRepository } from '@app/database';
-import { timeOrderedUuid } from '@app/domain';
+import { CatalogEntryRepository, CatalogSourceRepository } from '@app/database';
 import { OutboundBlockedError, OutboundPolicy } from '@app/mcp';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DEFAULT_SYNC_BOUNDS, readRegistry, SyncBounds, SyncFailure } from './registry-reader';
 import type { ServerJson } from './server-json';
 import { validateServerJson } from './server-json.validator';
-import { canonicalJson } from './canonical-json';
+import { planEntryWrites } from './entry-writes';
 
 /** The label a server made from a catalog entry carries (see fromCatalog). */
 export const CATALOG_NAME_LABEL = 'catalog.name';
@@ -56,31 +55,15 @@ export class CatalogSyncService {
     let newest = source.cursorUpdatedSince;
     for (const e of read.entries) if (e.updatedAt && (!newest || e.updatedAt > newest)) newest = e.updatedAt;
     const refused = read.entries.length - valid.length;
-    const docs = valid.map((e) => e.doc as ServerJson);
-    const existing = await this.entries.findByNames(null, docs.map((d) => d.name));
-    const byKey = new Map(existing.map((e) => [`${e.name}\u0000${e.version}`, e]));
-    const inserts: CatalogEntryWrite[] = [];
-    const updates: CatalogEntryWrite[] = [];
-    const deletedNames = new Set<string>();
-    for (const [i, e] of valid.entries()) {
-      const doc = docs[i];
-      const stored = byKey.get(`${doc.name}\u0000${doc.version}`);
-      const write: CatalogEntryWrite = {
-        id: stored?.id ?? timeOrderedUuid(),
-        name: doc.name,
-        version: doc.version,
-        serverJson: doc,
-        status: e.status,
-        statusMessage: e.statusMessage,
-        sourceId: source.id,
-        publishedAt: e.publishedAt,
-        updatedAt: e.updatedAt,
-      };
-      if (e.status === 'deleted' && stored?.status !== 'deleted') deletedNames.add(doc.name);
-      if (!stored) {
-        if (e.status !== 'deleted') inserts.push(write);
-      } else if (canonicalJson(stored.serverJson) !== canonicalJson(doc) || stored.status !== e.status || stored.statusMessage !== e.statusMessage) updates.push(write);
-    }
+    const planned = await planEntryWrites(
+      this.entries,
+      null,
+      valid.map((e) => ({ doc: e.doc as ServerJson, status: e.status, statusMessage: e.statusMessage, sourceId: source.id, publishedAt: e.publishedAt, updatedAt: e.updatedAt })),
+    );
+    // An entry deleted upstream that this catalog never had is not written at all.
+    const inserts = planned.filter((p) => p.outcome === 'added' && p.write.status !== 'deleted').map((p) => p.write);
+    const updates = planned.filter((p) => p.outcome === 'updated').map((p) => p.write);
+    const deletedNames = new Set(planned.filter((p) => p.write.status === 'deleted' && p.stored?.status !== 'deleted').map((p) => p.write.name));
     await this.entries.write(null, inserts, updates);
     // A name whose every version is now deleted: its servers are withdrawn.
     const gone: string[] = [];

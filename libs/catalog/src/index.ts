@@ -6,3 +6,4 @@ export { instantiate, Instantiation, CatalogRegistration, InputValue } from './i
 export { readRegistry, SyncBounds, DEFAULT_SYNC_BOUNDS, UpstreamEntry, SyncFailure } from './registry-reader';
 export { CatalogSyncService, CATALOG_SYNC_BOUNDS, SyncReport } from './catalog-sync.service';
 export { canonicalJson } from './canonical-json';
+export { planEntryWrites, PlannedEntryWrite, EntryInput } from './entry-writes';

@@ -1,6 +1,6 @@
-import { CatalogEntryRecord, CatalogEntryRepository, CatalogEntryWrite, CatalogScope, DEFAULT_PAGE_SIZE } from '@app/database';
-import { canonicalJson, OFFICIAL_META, readImportBody, ServerJson, validateServerJson } from '@app/catalog';
-import { FieldError, InvalidInputError, PayloadTooLargeError, Principal, timeOrderedUuid } from '@app/domain';
+import { CatalogEntryRecord, CatalogEntryRepository, CatalogScope, DEFAULT_PAGE_SIZE } from '@app/database';
+import { OFFICIAL_META, planEntryWrites, readImportBody, ServerJson, validateServerJson } from '@app/catalog';
+import { FieldError, InvalidInputError, PayloadTooLargeError, Principal } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { CatalogEntryDto, CatalogPageDto, ImportItemResultDto, ImportResultDto, ListCatalogQueryDto } from './catalog.dto';
@@ -83,33 +83,10 @@ export class CatalogService {
     }
 
     const docs = items.map((i) => i.doc as ServerJson);
-    const existing = await this.entries.findByNames(tenantId, docs.map((d) => d.name));
-    const byKey = new Map(existing.map((e) => [`${e.name}\u0000${e.version}`, e]));
-    const inserts: CatalogEntryWrite[] = [];
-    const updates: CatalogEntryWrite[] = [];
-    const results: ImportItemResultDto[] = items.map((item, i) => {
-      const doc = docs[i];
-      const stored = byKey.get(`${doc.name}\u0000${doc.version}`);
-      const write: CatalogEntryWrite = {
-        id: stored?.id ?? timeOrderedUuid(),
-        name: doc.name,
-        version: doc.version,
-        serverJson: doc,
-        status: item.status,
-        statusMessage: item.statusMessage ?? null,
-      };
-      let outcome: ImportItemResultDto['outcome'];
-      if (!stored) {
-        inserts.push(write);
-        outcome = 'added';
-      } else if (canonicalJson(stored.serverJson) === canonicalJson(doc) && stored.status === item.status && (stored.statusMessage ?? null) === write.statusMessage) {
-        outcome = 'unchanged';
-      } else {
-        updates.push(write);
-        outcome = 'updated';
-      }
-      return { at: item.at, name: doc.name, version: doc.version, outcome, withheld: item.withheld };
-    });
+    const planned = await planEntryWrites(this.entries, tenantId, items.map((item, i) => ({ doc: docs[i], status: item.status, statusMessage: item.statusMessage ?? null })));
+    const inserts = planned.filter((p) => p.outcome === 'added').map((p) => p.write);
+    const updates = planned.filter((p) => p.outcome === 'updated').map((p) => p.write);
+    const results: ImportItemResultDto[] = items.map((item, i) => ({ at: item.at, name: docs[i].name, version: docs[i].version, outcome: planned[i].outcome, withheld: item.withheld }));
     await this.entries.write(tenantId, inserts, updates);
     const count = (o: string) => results.filter((r) => r.outcome === o).length;
     if (inserts.length || updates.length) {
