@@ -6,7 +6,7 @@ import { startTestApp, TestApp } from '../support/app';
 import { runsOf, settled, waitFor } from '../support/servers';
 import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 
-const OVERRIDE = 'io.mcp-registry/override';
+const OVERRIDE = 'dev.mcp-registry/override';
 
 /**
  * Tool integrity over real transports: a server whose tool changes between two discoveries (a rug pull) under each
@@ -91,7 +91,8 @@ describe('tool integrity: policies, decisions, overrides', () => {
     expect((await info(id)).map((x) => x.name)).toEqual(['list_reports']);
     expect((await search('quarterly sales report', id)).map((r) => r.tool.name)).not.toContain('fetch_report');
     const refused = await call(id, 'fetch_report');
-    expect(refused.status).toBe(404);
+    expectProblem(refused, 404);
+    expect(refused.body.detail).toContain('waits for a decision');
     const server = await t.request('GET', `/api/v1/servers/${id}`, { key: a.key });
     expect(server.body).toMatchObject({ toolPolicy: 'pinned', pendingToolChanges: 1 });
     const view = await t.request('GET', `/api/v1/servers/${id}/tools`, { key: a.key });
@@ -242,7 +243,9 @@ describe('tool integrity: policies, decisions, overrides', () => {
     await catalogPoll();
     expect((await info(id)).map((x) => x.name)).toEqual(['fetch_report']);
     expect((await search('archived spreadsheets finance', id)).map((r) => r.tool.name)).not.toContain('list_reports');
-    expect((await call(id, 'list_reports')).status).toBe(404);
+    const disabled = await call(id, 'list_reports');
+    expectProblem(disabled, 404);
+    expect(disabled.body.detail).toContain('disabled it');
     expect((await t.request('GET', `/api/v1/servers/${id}/tools`, { key: a.key })).body.withheld).toEqual([
       { reason: 'disabled', hash: expect.any(String), tool: LIST_REPORTS },
     ]);

@@ -25,7 +25,7 @@ export type ToolPolicy = 'open' | 'pinned' | 'approval';
 export const TOOL_POLICIES: readonly ToolPolicy[] = ['open', 'pinned', 'approval'];
 
 /** The `_meta` key that marks a definition a server's owner overrode, with the fields overridden. */
-export const OVERRIDE_META_KEY = 'io.mcp-registry/override';
+export const OVERRIDE_META_KEY = 'dev.mcp-registry/override';
 
 /** Write-only credentials of a server. Never returned, logged, queued or put in an error. */
 export interface ServerCredentials {

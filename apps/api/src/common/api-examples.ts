@@ -199,7 +199,7 @@ export const TOOL_OVERRIDE_EXAMPLE = {
     ...TOOL_EXAMPLE,
     description: 'Open an issue in one of the platform team’s repositories',
     annotations: { readOnlyHint: false, destructiveHint: false },
-    _meta: { 'io.mcp-registry/override': { fields: ['description', 'annotations'] } },
+    _meta: { 'dev.mcp-registry/override': { fields: ['description', 'annotations'] } },
   },
 };
 

@@ -1,5 +1,5 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
-import { ServerRepository } from '@app/database';
+import { ServerRepository, ToolRepository, WithheldReason } from '@app/database';
 import {
   ConflictError,
   DomainError,
@@ -36,6 +36,13 @@ import { CallAuditWriter } from './call-audit.writer';
 import { CallRateLimiter } from './call-rate-limiter';
 import { CallAllowance, TenantCallLimits } from './tenant-call-limits';
 import { CatalogServer, ToolCatalogService } from './tool-catalog.service';
+
+/** Why a tool the server has cannot be called, as a refusal says it. */
+const WITHHELD: Record<WithheldReason, string> = {
+  pending: "its definition is new or changed and waits for a decision of the server's owner (see the server's toolPolicy)",
+  rejected: "its definition was rejected by the server's owner",
+  disabled: "the server's owner disabled it",
+};
 
 /** How long an upstream session may sit unused before it is closed. */
 export const SESSION_IDLE_MS = 60_000;
@@ -136,6 +143,7 @@ export class ToolCallService implements OnModuleDestroy {
     @Inject(RUNTIME) private readonly runtime: Runtime,
     private readonly catalog: ToolCatalogService,
     private readonly servers: ServerRepository,
+    private readonly tools: ToolRepository,
     private readonly resolver: ConnectionTargetResolver,
     private readonly connector: McpConnector,
     private readonly auditLog: CallAuditWriter,
@@ -157,9 +165,11 @@ export class ToolCallService implements OnModuleDestroy {
         noun: 'tool',
         name: toolName,
         label: `the call of tool "${toolName}"`,
-        check: (server, fresh) => {
+        check: async (server, fresh) => {
           if (server.tools.has(toolName)) return;
           if (!fresh) throw new StaleCatalog();
+          const withheld = await this.tools.withheldReason(server.id, toolName);
+          if (withheld) throw new NotFoundError(`tool "${toolName}" of server "${server.name}" is not served: ${WITHHELD[withheld]}`);
           throw new NotFoundError(`tool "${toolName}" not found on server "${server.name}"; get_server_info or search_tools lists its tools`);
         },
         audit: { action: 'tool.call', detail: { tool: toolName } },

@@ -91,7 +91,7 @@ export class ServerToolsController {
     summary: "Override a tool's title, description or annotations, or disable it (its owner, or the admin for the platform's servers)",
     description:
       'Replaces the whole override. Search, availableTools, /mcp and GET tools show the overridden definition, marked in _meta ' +
-      '(io.mcp-registry/override: {fields}); calls reach the upstream tool by its own name. Kept across discoveries; an upstream change ' +
+      '(dev.mcp-registry/override: {fields}); calls reach the upstream tool by its own name. Kept across discoveries; an upstream change ' +
       'under an override is still a change to decide. Audited.',
   })
   @ApiJsonBody(ToolOverrideBodyDto, TOOL_OVERRIDE_BODY_EXAMPLES)

@@ -507,7 +507,7 @@ export class ToolDefinitionDto {
   execution?: Record<string, unknown>;
 
   @ApiPropertyOptional({
-    description: "The tool's _meta as the server sent it; an overridden definition carries io.mcp-registry/override: {fields}",
+    description: "The tool's _meta as the server sent it; an overridden definition carries dev.mcp-registry/override: {fields}",
     type: 'object',
     additionalProperties: true,
   })

@@ -33,6 +33,9 @@ export interface WithheldTool {
   tool: ToolDefinition;
 }
 
+/** Why tool `t` is not served: its definition's decision, else its override disables it. */
+const WITHHELD_REASON = `CASE WHEN t.approval = 'approved' THEN 'disabled' ELSE t.approval END`;
+
 function scopeParam(scope: ReadScope): string | null {
   return scope.type === 'admin' ? null : scope.tenantId;
 }
@@ -70,11 +73,22 @@ export class ToolRepository {
     return out;
   }
 
+  /** Why a tool the server has is not served (undefined: it is served, or the server has no such tool). */
+  async withheldReason(serverId: string, toolName: string): Promise<WithheldReason | undefined> {
+    if (!isUuid(serverId)) return undefined;
+    const [row] = await this.sql.query<{ reason: WithheldReason }>(
+      `SELECT ${WITHHELD_REASON} AS reason FROM tools t ${TOOL_OVERRIDE_JOIN}
+        WHERE t.server_id = $1::uuid AND t.name = $2 AND NOT (${SERVED_TOOL})`,
+      [serverId, toolName],
+    );
+    return row?.reason;
+  }
+
   /** The tools of a server that are not served (pending, rejected, disabled), for its owner; in listing order. */
   async listWithheld(serverId: string): Promise<WithheldTool[]> {
     if (!isUuid(serverId)) return [];
     return this.sql.query<WithheldTool>(
-      `SELECT CASE WHEN COALESCE(o.disabled, false) AND t.approval = 'approved' THEN 'disabled' ELSE t.approval END AS reason,
+      `SELECT ${WITHHELD_REASON} AS reason,
               t.hash, ${SERVED_DEFINITION} AS tool
          FROM tools t ${TOOL_OVERRIDE_JOIN}
         WHERE t.server_id = $1::uuid AND NOT (${SERVED_TOOL})
