@@ -79,6 +79,37 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
     }
   });
 
+  it("federates server-everything's resources, templates and prompts with URIs that read back through it (SDK 1.x)", async () => {
+    const client = await sdk1Client(vurl(virtualId), a.key);
+    try {
+      const all = (await client.listResources()).resources;
+      // Each member's URIs with its prefix after the scheme: server-everything's demo://, server-memory's memory://.
+      for (const r of all) expect(r.uri).toMatch(/^(demo:\/\/everything\/resource\/|memory:\/\/memory\/)/);
+      const resources = all.filter((r) => r.uri.startsWith('demo://'));
+      expect(resources.length).toBeGreaterThan(0);
+      const read = await client.readResource({ uri: resources[0].uri });
+      expect(read.contents[0].uri).toBe(resources[0].uri);
+      expect(JSON.stringify(read.contents[0])).toMatch(/"(text|blob)":/);
+      const { resourceTemplates } = await client.listResourceTemplates();
+      expect(resourceTemplates.map((x) => x.uriTemplate)).toContain('demo://everything/resource/dynamic/text/{resourceId}');
+      // A URI one of its templates expands to reads through too.
+      const dynamic = await client.readResource({ uri: 'demo://everything/resource/dynamic/text/7' });
+      expect(dynamic.contents[0].uri).toBe('demo://everything/resource/dynamic/text/7');
+      const { prompts } = await client.listPrompts();
+      expect(prompts.map((x) => x.name)).toEqual(expect.arrayContaining(['everything__simple-prompt', 'everything__resource-prompt']));
+      const simple = await client.getPrompt({ name: 'everything__simple-prompt' });
+      expect(simple.messages.length).toBeGreaterThan(0);
+      // An embedded resource in a prompt carries the rewritten URI, so that reading it comes back here.
+      const embedded = await client.getPrompt({ name: 'everything__resource-prompt', arguments: { resourceType: 'Text', resourceId: '3' } });
+      const uris = embedded.messages.flatMap((m) => ('resource' in m.content ? [(m.content as { resource: { uri: string } }).resource.uri] : []));
+      expect(uris).toEqual(['demo://everything/resource/dynamic/text/3']);
+      // What it did not list is not read, not even a URI of the member written as the member writes it.
+      await expect(client.readResource({ uri: 'demo://resource/dynamic/text/7' })).rejects.toThrow(/not found/);
+    } finally {
+      await client.close();
+    }
+  });
+
   for (const mode of ['pinned', 'auto'] as const) {
     it(`lists and calls its tools through the 2.x client ${mode === 'pinned' ? 'in 2026-07-28-only mode' : 'in auto mode'}, on 2026-07-28`, async () => {
       const client = await sdk2Client(vurl(virtualId), a.key, mode);
@@ -88,6 +119,8 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
         expect(tools.map((x) => x.name)).toEqual(expect.arrayContaining(['everything__echo', 'memory__read_graph']));
         const sum = await client.callTool({ name: 'everything__get-sum', arguments: { a: 2, b: 40 } });
         expect(JSON.stringify(sum.content)).toContain('42');
+        const read = await client.readResource({ uri: 'demo://everything/resource/dynamic/text/5' });
+        expect(read.contents[0].uri).toBe('demo://everything/resource/dynamic/text/5');
       } finally {
         await client.close();
       }
@@ -99,6 +132,8 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
     expect(listed.tools.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(['everything__echo', 'memory__read_graph']));
     const called = await inspectorCall(vurl(virtualId), a.key, 'everything__echo', { message: 'from the inspector' });
     expect(JSON.stringify(called.content)).toContain('from the inspector');
+    const read = await inspector(vurl(virtualId), a.key, ['--method', 'resources/read', '--uri', 'demo://everything/resource/dynamic/text/9']);
+    expect(read.contents[0].uri).toBe('demo://everything/resource/dynamic/text/9');
   });
 
   const py = pythonMcp();

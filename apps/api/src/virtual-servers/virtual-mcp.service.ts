@@ -4,6 +4,7 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ToolCallService } from '../llm-tools/tool-call.service';
 import { McpEndpoint } from '../mcp/mcp-endpoint.service';
+import { VirtualContentService } from './virtual-content.service';
 import { virtualDefinition } from './virtual-mcp-server';
 import { VirtualServerService } from './virtual-server.service';
 import { VirtualToolsService } from './virtual-tools.service';
@@ -19,6 +20,7 @@ export class VirtualMcpService {
     private readonly virtualServers: VirtualServerService,
     private readonly tools: VirtualToolsService,
     private readonly calls: ToolCallService,
+    private readonly content: VirtualContentService,
   ) {}
 
   serve(principal: Principal, id: string, req: Request, res: Response): Promise<void> {
@@ -31,6 +33,15 @@ export class VirtualMcpService {
     return virtualDefinition(virtual, registryVersion(), {
       tools: () => this.tools.tools(principal, virtual),
       call: (input, context) => this.calls.call(principal, input, context),
+      resources: {
+        list: (cursor) => this.content.resources(principal, virtual, cursor),
+        templates: () => this.content.templates(principal, virtual),
+        read: (uri, context) => this.content.read(principal, virtual, uri, context),
+      },
+      prompts: {
+        list: () => this.content.prompts(principal, virtual),
+        get: (name, args, context) => this.content.getPrompt(principal, virtual, name, args, context),
+      },
     });
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { LlmToolsModule } from '../llm-tools/llm-tools.module';
+import { VirtualContentService } from './virtual-content.service';
 import { VirtualMcpController } from './virtual-mcp.controller';
 import { VirtualMcpService } from './virtual-mcp.service';
 import { VirtualServerController } from './virtual-server.controller';
@@ -12,6 +13,6 @@ import { VirtualToolsService } from './virtual-tools.service';
 @Module({
   imports: [AuditModule, LlmToolsModule],
   controllers: [VirtualServerController, VirtualMcpController],
-  providers: [VirtualServerService, VirtualToolsService, VirtualMcpService, VirtualServerChanges],
+  providers: [VirtualServerService, VirtualToolsService, VirtualContentService, VirtualMcpService, VirtualServerChanges],
 })
 export class VirtualServerModule {}

@@ -3,12 +3,15 @@ import { Principal, ToolDefinition } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { ToolCatalogService } from '../llm-tools/tool-catalog.service';
 import { memberPrefixes, nameTools } from './virtual-tool-names';
+import { rewriteToolMeta } from './virtual-uris';
 
 /** One tool as a virtual server lists it: under its listed name, routed to its server's tool. */
 export interface VirtualTool {
   name: string;
   serverId: string;
   toolName: string;
+  /** The prefix of its member server (its results' resource URIs are rewritten with it). */
+  prefix: string;
   definition: ToolDefinition & { _meta: Record<string, unknown> };
 }
 
@@ -53,13 +56,16 @@ export class VirtualToolsService {
     const named = nameTools(picked, prefixes);
     return named.map((n, i) => {
       const d = picked[i].definition;
-      const meta = { ...(d as { _meta?: Record<string, unknown> })._meta, [SOURCE_META]: { serverId: n.serverId, toolName: n.toolName } };
-      return { ...n, definition: { ...d, name: n.name, _meta: meta } };
+      const prefix = prefixes.get(n.serverId)!;
+      // An MCP App's UI resource is read through the virtual server too.
+      const meta = { ...rewriteToolMeta(prefix, (d as { _meta?: Record<string, unknown> })._meta ?? {}), [SOURCE_META]: { serverId: n.serverId, toolName: n.toolName } };
+      return { ...n, prefix, definition: { ...d, name: n.name, _meta: meta } };
     });
   }
 }
 
-function distinctServers(virtual: VirtualServerRecord): { id: string; name: string }[] {
+/** The member servers, each once, in the order they were first given. */
+export function distinctServers(virtual: VirtualServerRecord): { id: string; name: string }[] {
   const out = new Map<string, string>();
   for (const m of virtual.members) if (!out.has(m.serverId)) out.set(m.serverId, m.serverName);
   return [...out].map(([id, name]) => ({ id, name }));
