@@ -115,7 +115,7 @@ describeBrowser('console in Chromium', () => {
     await expectText(page.locator('.changes').first(), /get-sum/);
     await shot(page, 'server');
     // The list shows it with its status, kind, transport and tool count.
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Servers' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Servers', exact: true }).click();
     const row = page.locator('table.servers tbody tr', { hasText: 'everything' });
     await expectText(row, /CONNECTED.*BUILT_IN.*stdio/s);
     await page.close();

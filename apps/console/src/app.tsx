@@ -11,6 +11,7 @@ import { ServersPage } from './pages/servers';
 import { SignIn } from './pages/sign-in';
 import { TryToolPage } from './pages/try-tool';
 import { VirtualServerPage, VirtualServersPage } from './pages/virtual-servers';
+import { WebhookPage, WebhooksPage } from './pages/webhooks';
 import { href, useRoute } from './router';
 
 export type Role = 'admin' | 'tenant';
@@ -67,6 +68,7 @@ function Shell({ role, onSignOut }: { role: Role; onSignOut: () => void }) {
           {link(href('search'), 'Search tools', section === 'search')}
           {link(href('virtual'), 'Virtual servers', section === 'virtual')}
           {link(href('catalog'), 'Catalog', section === 'catalog')}
+          {link(href('webhooks'), 'Webhooks', section === 'webhooks')}
           {role === 'admin' && link(href('admin', 'sources'), 'Catalog sources', section === 'sources')}
           {role === 'admin' && link(href('admin', 'tenants'), 'Tenants', section === 'tenants')}
           {role === 'admin' && link(href('admin', 'audit'), 'Audit log', section === 'audit')}
@@ -95,6 +97,7 @@ function Page({ role, path, query }: { role: Role; path: string[]; query: URLSea
   if (a === 'register') return <RegisterPage role={role} />;
   if (a === 'search') return <SearchPage initial={query.get('q') ?? ''} />;
   if (a === 'virtual') return b ? <VirtualServerPage key={b} virtualId={b} /> : <VirtualServersPage />;
+  if (a === 'webhooks') return b ? <WebhookPage key={b} webhookId={b} /> : <WebhooksPage />;
   if (a === 'catalog') {
     if (b === 'import' && !c) return <CatalogImportPage />;
     if (b && c) return <CatalogEntryPage key={`${b}@${c}`} name={b} version={c} role={role} />;

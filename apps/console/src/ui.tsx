@@ -215,3 +215,40 @@ export function Crumbs({ to, label }: { to: string; label: string }) {
     </p>
   );
 }
+
+/**
+ * A page's actions: each clears the last message and error, runs, then says what it did or what went wrong.
+ * `generation` moves at each action's start and end, so a poll that started before an action can tell that its
+ * answer is older than what the action answered, and drop it.
+ */
+export function useActions<T>(shown: (answer: T) => void) {
+  const [message, setMessage] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const generation = useRef(0);
+  async function act(what: string, run: () => Promise<T | unknown>, isAnswer: (a: unknown) => boolean) {
+    setMessage(null);
+    setError(null);
+    generation.current++;
+    try {
+      const answer = await run();
+      generation.current++;
+      if (isAnswer(answer)) shown(answer as T);
+      setMessage(what);
+      return true;
+    } catch (err) {
+      setError(errorText(err));
+      return false;
+    }
+  }
+  return { act, message, setMessage, error, setError, generation };
+}
+
+/** A page whose first answer has not come: its title, and "Loading…" or why it failed. */
+export function Loading({ title, error }: { title: string; error: string | null }) {
+  return (
+    <section>
+      <h1>{title}</h1>
+      {error ? <ErrorNote error={error} /> : <p aria-busy="true">Loading…</p>}
+    </section>
+  );
+}

@@ -1,9 +1,9 @@
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { api, type DiscoveryRun, errorText, ok, type Server, shortName, type Tool } from '../api';
 import type { Role } from '../app';
 import { href, navigate } from '../router';
 import { SchemaView } from '../schema';
-import { Columns, ConfirmButton, Crumbs, ErrorNote, Notice, StatusBadge, usePoll, When } from '../ui';
+import { Columns, ConfirmButton, Crumbs, ErrorNote, Loading, Notice, StatusBadge, useActions, usePoll, When } from '../ui';
 import { ServerForm } from './server-form';
 
 function httpUrl(value: string): boolean {
@@ -22,12 +22,10 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
   const [tools, setTools] = useState<Tool[] | null>(null);
   const [runs, setRuns] = useState<DiscoveryRun[] | null>(null);
   const [runsError, setRunsError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [message, setMessage] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const [seen, setSeen] = useState<string>('');
-  // Bumped by every action: a poll that started before an action does not overwrite what the action answered.
-  const actions = useRef(0);
+  // PATCH and discover answer the server as it now is: shown at once, not at the next poll.
+  const { act: run, message, setMessage, error, setError, generation: actions } = useActions<Server>(setServer);
   const [authorizeAt, setAuthorizeAt] = useState<{ url: string; expiresAt?: string } | null>(null);
 
   // A discovery history is the owner's (or the admin's): a tenant looking at a platform server is not asked it.
@@ -69,29 +67,12 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
   );
 
   if (!server) {
-    return (
-      <section>
-        <h1>Server</h1>
-        {error ? <ErrorNote error={error} /> : <p aria-busy="true">Loading…</p>}
-      </section>
-    );
+    return <Loading title="Server" error={error} />;
   }
 
   const writable = !READ_ONLY_KINDS.has(server.kind) && (role === 'admin' || server.tenantId !== null);
-  async function act(what: string, run: () => Promise<unknown>) {
-    setMessage(null);
-    setError(null);
-    actions.current++;
-    try {
-      const answer = await run();
-      actions.current++;
-      // PATCH and discover answer the server as it now is: shown at once, not at the next poll.
-      if (answer && typeof answer === 'object' && 'id' in answer) setServer(answer as Server);
-      setMessage(what);
-      setSeen('');
-    } catch (err) {
-      setError(errorText(err));
-    }
+  async function act(what: string, action: () => Promise<unknown>) {
+    if (await run(what, action, (a) => Boolean(a && typeof a === 'object' && 'id' in a))) setSeen('');
   }
 
   const id = { params: { path: { id: serverId } } };

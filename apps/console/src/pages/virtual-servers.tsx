@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { api, errorText, ok, type Server, type Tool } from '../api';
 import type { components } from '../generated/api';
 import { href, navigate } from '../router';
-import { Columns, ConfirmButton, Crumbs, ErrorNote, Notice, usePages, When } from '../ui';
+import { Columns, ConfirmButton, Crumbs, ErrorNote, Loading, Notice, usePages, When } from '../ui';
 import { described, Field, type FieldErrors, fieldErrorsOf } from './server-form';
 
 type Schemas = components['schemas'];
@@ -250,12 +250,7 @@ export function VirtualServerPage({ virtualId }: { virtualId: string }) {
   // eslint-disable-next-line react-hooks/exhaustive-deps
   useEffect(() => void load(), [virtualId]);
   if (!v) {
-    return (
-      <section>
-        <h1>Virtual server</h1>
-        {error ? <ErrorNote error={error} /> : <p aria-busy="true">Loading…</p>}
-      </section>
-    );
+    return <Loading title="Virtual server" error={error} />;
   }
   return (
     <article aria-labelledby="vs-title">
