@@ -1,7 +1,7 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { ForbiddenError, Principal } from '@app/domain';
 import { legacyServerOf, McpServerDefinition, modernServerOf } from '@app/mcp-server';
-import { createMcpHandler, isLegacyRequest, McpHttpHandler } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, createMcpHandler, McpHttpHandler, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { HttpException, HttpStatus, Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Request, Response } from 'express';
@@ -38,6 +38,34 @@ function wantsProgress(body: unknown): boolean {
   });
 }
 
+/** A header's value as the Fetch API reads it (repeated headers joined). */
+function header(req: Request, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * Whether the 2.x SDK's handler would serve this POST as 2025-era traffic: its own classification step
+ * (what `isLegacyRequest` runs) on the already parsed body, without building a web Request for it.
+ */
+export function isLegacyPost(req: Request): boolean {
+  const body = req.body as { params?: { _meta?: unknown } } | undefined;
+  if (body === undefined) return true;
+  const meta = typeof body === 'object' && body !== null ? body.params?._meta : undefined;
+  // The common case, decided without the classifier (which costs tens of microseconds): one message that claims
+  // no modern revision, in its envelope or its MCP-Protocol-Version header, is 2025-era traffic for it too.
+  const claims = typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
+  if (!Array.isArray(body) && !isModernVersion(req.headers['mcp-protocol-version']) && !claims) return true;
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: header(req, 'mcp-protocol-version'),
+    mcpMethodHeader: header(req, 'mcp-method'),
+    mcpNameHeader: header(req, 'mcp-name'),
+    body: req.body,
+  });
+  return outcome.kind === 'legacy';
+}
+
 /** The Node request as a web Request without its body (the parsed body travels beside it), for the 2.x SDK. */
 function webRequest(req: Request, signal: AbortSignal): globalThis.Request {
   const headers = new Headers();
@@ -71,7 +99,7 @@ function webRequest(req: Request, signal: AbortSignal): globalThis.Request {
  *   for progress); GET opens the standalone SSE stream that carries `notifications/*_list_changed`.
  * - 2026-07-28 traffic (a request carrying the `_meta` envelope: server/discover, header checks, ttlMs and
  *   cacheScope, subscriptions/listen) is served by the 2.x SDK's handler with a fresh 2.x server per request.
- * The era is chosen per request, by the 2.x SDK's own classification.
+ * The era is chosen per request, by the 2.x SDK's own classification (classifyInboundRequest).
  */
 @Injectable()
 export class McpEndpoint implements OnModuleDestroy {
@@ -129,10 +157,7 @@ export class McpEndpoint implements OnModuleDestroy {
   }
 
   private async post(route: McpRoute, principal: Principal, req: Request, res: Response): Promise<void> {
-    const abort = new AbortController();
-    res.on('close', () => abort.abort());
-    const request = webRequest(req, abort.signal);
-    if (!(await isLegacyRequest(request, req.body))) return this.postModern(route, principal, req, request, res);
+    if (!isLegacyPost(req)) return this.postModern(route, principal, req, res);
     const definition = await route.definitionFor(principal);
     // The SDK's streaming transport, too, keeps one waiter per id: a batch whose requests share an id is
     // answered by ours, which answers the repeated ids with an error (and such a batch gets no progress).
@@ -165,8 +190,11 @@ export class McpEndpoint implements OnModuleDestroy {
     }
   }
 
-  private async postModern(route: McpRoute, principal: Principal, req: Request, request: globalThis.Request, res: Response): Promise<void> {
+  private async postModern(route: McpRoute, principal: Principal, req: Request, res: Response): Promise<void> {
     const definition = await route.definitionFor(principal);
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    const request = webRequest(req, abort.signal);
     const listens = (Array.isArray(req.body) ? req.body : [req.body]).some((m: { method?: unknown } | null) => m?.method === 'subscriptions/listen');
     if (listens && !this.changes.hasRoom()) throw new HttpException('too many change streams are open on this replica; try again shortly', HttpStatus.SERVICE_UNAVAILABLE);
     const authInfo = { token: '', clientId: principal.type === 'admin' ? 'admin' : principal.keyId, scopes: [], extra: { definition } };
