@@ -25,6 +25,8 @@ export class WebhookDispatcher {
   private lastSweep = 0;
   private lastPrune = 0;
   private stopped = true;
+  /** Set while looks fail (the database or the queue away): said once as it begins and once as it ends. */
+  private failingSince?: number;
 
   constructor(
     private readonly deliveries: WebhookDeliveryRepository,
@@ -73,8 +75,14 @@ export class WebhookDispatcher {
         this.lastPrune = now;
         await this.deliveries.prune(DELIVERY_RETENTION_DAYS);
       }
+      if (this.failingSince !== undefined) {
+        this.logger.log({ downMs: Date.now() - this.failingSince }, 'webhook dispatch works again');
+        this.failingSince = undefined;
+      }
     } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'webhook dispatch failed; trying again shortly');
+      if (this.failingSince !== undefined) return;
+      this.failingSince = Date.now();
+      this.logger.warn({ err: (err as Error).message }, 'webhook dispatch failed; trying again every half second (said again once it works)');
     }
   }
 
