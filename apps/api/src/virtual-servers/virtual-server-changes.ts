@@ -7,8 +7,8 @@ export const VIRTUAL_CHANGE_POLL_MS = 1000;
 
 /**
  * A virtual server changed through another replica reaches no catalog change feed (its members did not
- * change), so while this replica holds change streams it reads a mark of all virtual servers about once a
- * second and has the streams checked again when the mark moved. Changes through this replica are rechecked
+ * change), so each replica reads a mark of all virtual servers about once a second (one short statement) and
+ * has its change streams checked again when the mark moved. Changes through this replica are rechecked
  * at once by the service that makes them.
  */
 @Injectable()
@@ -39,13 +39,10 @@ export class VirtualServerChanges implements OnApplicationBootstrap, OnModuleDes
   }
 
   private async poll(): Promise<void> {
-    if (this.streams.size === 0) {
-      this.mark = undefined;
-      return;
-    }
     try {
+      // Read even while no stream is open: a stream opened just before a change must hear of it.
       const mark = await this.repository.changeMark();
-      if (this.mark !== undefined && mark !== this.mark) this.streams.recheck();
+      if (this.mark !== undefined && mark !== this.mark && this.streams.size > 0) this.streams.recheck();
       this.mark = mark;
     } catch (err) {
       this.logger.debug({ err: (err as Error).message }, 'virtual servers could not be read for changes; trying again');
