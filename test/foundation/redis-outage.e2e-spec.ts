@@ -1,6 +1,6 @@
 import { startCallFixture, CallFixture } from '../llm/call-fixtures';
 import { eventually } from '../llm/helpers';
-import { startTcpProxy, TcpProxy } from '../fixtures/tcp-proxy';
+import { startRedisProxy, TcpProxy } from '../fixtures/tcp-proxy';
 import { startTestApp, TestApp } from '../support/app';
 import { redisUrl } from '../support/database';
 import { ENQUEUE_TIMEOUT_MS } from '@app/queue';
@@ -22,8 +22,7 @@ const REDIS_UP = 'Redis answers again';
   let serverId: string;
 
   beforeAll(async () => {
-    const redis = new URL(redisUrl()!);
-    proxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
+    proxy = await startRedisProxy(redisUrl()!);
     fixture = await startCallFixture();
     // The sweep runs every tenth of the interval (at least every 5 s): what the queue missed is queued soon after.
     t = await startTestApp({ env: { REDIS_URL: `redis://${proxy.address}`, DISCOVERY_INTERVAL_SECONDS: '50' } });

@@ -1,5 +1,5 @@
 import { freePort } from '../fixtures/net';
-import { startTcpProxy, TcpProxy } from '../fixtures/tcp-proxy';
+import { startRedisProxy, TcpProxy } from '../fixtures/tcp-proxy';
 import { startWebhookReceiver, WebhookReceiver } from '../fixtures/webhook-receiver';
 import { startTestApp, TestApp } from '../support/app';
 import { redisUrl } from '../support/database';
@@ -17,8 +17,7 @@ import { makeTenant } from '../support/tenants';
   let r: WebhookReceiver;
 
   beforeAll(async () => {
-    const redis = new URL(redisUrl()!);
-    proxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
+    proxy = await startRedisProxy(redisUrl()!);
     t = await startTestApp({ env: { REDIS_URL: `redis://${proxy.address}`, MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_ATTEMPTS: '1' } });
     r = await startWebhookReceiver();
   });
