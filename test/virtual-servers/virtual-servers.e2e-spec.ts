@@ -217,19 +217,23 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
     expect(audit.body.events.map((e: { action: string }) => e.action)).toEqual(['virtual-server.delete', 'virtual-server.create']);
   });
 
-  it('drops a disabled member from tools/list within seconds and tells a connected 2025-era client', async () => {
+  it('drops a disabled member from tools/list within seconds and tells connected clients of both eras', async () => {
     const client = await sdk1Client(vurl(virtualId), a.key);
+    const modern = await sdk2Client(vurl(virtualId), a.key, 'pinned');
     let told = 0;
+    let toldModern = 0;
     const notified = new Promise<void>((resolve) =>
       client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
         told++;
         resolve();
       }),
     );
+    modern.setNotificationHandler('notifications/tools/list_changed', () => void toldModern++);
+    const subscription = await modern.listen({ toolsListChanged: true });
     try {
       expect((await client.listTools()).tools.some((x) => x.name.startsWith('memory__'))).toBe(true);
-      // The standalone stream is open once the server holds it.
-      await waitFor('the event stream', async () => streamCount(t) > 0, 10_000, 50);
+      // The 2025-era client opens its standalone stream after initialize: both streams are held once there are two.
+      await waitFor('the change streams', async () => streamCount(t) >= 2, 10_000, 50);
       const started = Date.now();
       expect((await t.request('PATCH', `/api/v1/servers/${memory}`, { body: { enabled: false } })).status).toBe(200);
       await notified;
@@ -239,6 +243,8 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
       expect(tools.some((x) => x.name === 'everything__echo')).toBe(true);
       expect(told).toBe(1);
       expect(tookMs).toBeLessThan(5000);
+      await waitFor('the 2026-07-28 subscription to hear of it', async () => toldModern >= 1, 5000, 50);
+      expect((await modern.listTools()).tools.some((x) => x.name.startsWith('memory__'))).toBe(false);
       process.stdout.write(`\nlist_changed after disabling a member: ${tookMs} ms\n`);
       // Enabled again: rediscovered, listed again under the same names, and told again.
       expect((await t.request('PATCH', `/api/v1/servers/${memory}`, { body: { enabled: true } })).status).toBe(200);
@@ -246,6 +252,8 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
       await waitFor('a second notification', async () => told >= 2, 15_000);
       expect((await client.listTools()).tools.some((x) => x.name === 'memory__read_graph')).toBe(true);
     } finally {
+      await subscription.close();
+      await modern.close();
       await client.close();
     }
   }, 90_000);
