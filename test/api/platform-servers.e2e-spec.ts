@@ -25,7 +25,7 @@ describe('platform servers registered at start: EXTERNAL from the file, INTERNAL
     dir = mkdtempSync(join(tmpdir(), 'mcpr-external-'));
     file = join(dir, 'external.json');
     write([
-      { name: 'legacy-http', transport: 'streamable-http', url: 'https://legacy.example.com/mcp', credentials: { bearerToken: legacyToken }, metadata: { owner: 'ops' } },
+      { name: 'legacy-http', transport: 'streamable-http', url: 'https://legacy.example.com/mcp', credentials: { bearerToken: legacyToken }, metadata: { owner: 'ops' }, toolPolicy: 'pinned' },
       { name: 'legacy-stdio', transport: 'stdio', command: 'node', args: ['legacy.js'], credentials: { env: 'MCP_SECRET_LEGACY_TOKEN' } },
       { name: 'legacy-off', transport: 'sse', url: 'https://off.example.com/sse', enabled: false },
     ]);
@@ -46,8 +46,10 @@ describe('platform servers registered at start: EXTERNAL from the file, INTERNAL
       transport: 'streamable-http',
       hasCredentials: true,
       metadata: { owner: 'ops' },
+      toolPolicy: 'pinned',
       status: 'MCP_SERVER_CONNECTION_STATUS_DISCOVERING',
     });
+    expect(servers.get('legacy-off')!.toolPolicy).toBe('open');
     expect(servers.get('legacy-stdio')).toMatchObject({ kind: 'MCP_SERVER_KIND_EXTERNAL', transport: 'stdio', hasCredentials: true });
     expect(servers.get('legacy-off')).toMatchObject({ enabled: false, status: 'MCP_SERVER_CONNECTION_STATUS_DISCONNECTED' });
     const queue = t.runtime.queue.createQueue(QueueName.Discovery);
@@ -75,14 +77,14 @@ describe('platform servers registered at start: EXTERNAL from the file, INTERNAL
   it('brings the servers in line with the file on the next start: changed, added, removed', async () => {
     const before = await byName();
     write([
-      { name: 'legacy-http', transport: 'streamable-http', url: 'https://legacy-v2.example.com/mcp', credentials: { bearerToken: legacyToken }, metadata: { owner: 'ops' } },
+      { name: 'legacy-http', transport: 'streamable-http', url: 'https://legacy-v2.example.com/mcp', credentials: { bearerToken: legacyToken }, metadata: { owner: 'ops' }, toolPolicy: 'approval' },
       { name: 'legacy-off', transport: 'sse', url: 'https://off.example.com/sse', enabled: false },
       { name: 'legacy-new', transport: 'sse', url: 'https://new.example.com/sse' },
     ]);
     const next = await startTestApp({ worker: false, database: t.database, queuePrefix: t.queuePrefix, env: { EXTERNAL_SERVERS_FILE: file } });
     await next.close();
     const after = await byName();
-    expect(after.get('legacy-http')).toMatchObject({ id: before.get('legacy-http')!.id, url: 'https://legacy-v2.example.com/mcp', hasCredentials: true });
+    expect(after.get('legacy-http')).toMatchObject({ id: before.get('legacy-http')!.id, url: 'https://legacy-v2.example.com/mcp', hasCredentials: true, toolPolicy: 'approval' });
     expect(after.has('legacy-stdio')).toBe(false);
     expect(after.get('legacy-new')).toMatchObject({ kind: 'MCP_SERVER_KIND_EXTERNAL' });
     expect(after.get('legacy-off')!.updatedAt).toBe(before.get('legacy-off')!.updatedAt);

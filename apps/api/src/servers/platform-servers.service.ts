@@ -3,7 +3,7 @@ import { AppConfig, APP_CONFIG, ConfigError } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
 import { ServerChange, ServerRepository } from '@app/database';
 import { StdioWorkspaces } from '@app/mcp';
-import { ConflictError, ServerCredentials, ServerKind, ServerRecord, ServerStatus, TransportType, timeOrderedUuid } from '@app/domain';
+import { ConflictError, ServerCredentials, ServerKind, ServerRecord, ServerStatus, ToolPolicy, TransportType, timeOrderedUuid } from '@app/domain';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
 import { AuditActor, AuditService } from '../audit/audit.service';
@@ -29,6 +29,7 @@ interface Desired {
   enabled: boolean;
   metadata: Record<string, string>;
   discoveryIntervalSeconds: number | null;
+  toolPolicy: ToolPolicy;
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -98,6 +99,7 @@ export class PlatformServersService implements OnApplicationBootstrap {
         enabled: e.enabled ?? true,
         metadata: e.metadata ?? {},
         discoveryIntervalSeconds: e.discoveryIntervalSeconds ?? null,
+        toolPolicy: e.toolPolicy ?? 'open',
       }),
     );
     await this.sync(ServerKind.EXTERNAL, desired, 'EXTERNAL_SERVERS_FILE');
@@ -121,6 +123,8 @@ export class PlatformServersService implements OnApplicationBootstrap {
         enabled: true,
         metadata: {},
         discoveryIntervalSeconds: null,
+        // The deployment's own code: served as it defines itself.
+        toolPolicy: 'open',
       }),
     );
     await this.sync(ServerKind.INTERNAL, desired, 'in-process servers');
@@ -168,6 +172,7 @@ export class PlatformServersService implements OnApplicationBootstrap {
         enabled: d.enabled,
         metadata: d.metadata,
         discoveryIntervalSeconds: d.discoveryIntervalSeconds,
+        toolPolicy: d.toolPolicy,
         appSlug: null,
         accountId: null,
         status: d.enabled ? ServerStatus.DISCOVERING : ServerStatus.DISCONNECTED,
@@ -197,12 +202,13 @@ export class PlatformServersService implements OnApplicationBootstrap {
       sortedJson(s.headers) !== sortedJson(d.headers);
     const labelsChanged = sortedJson(s.metadata) !== sortedJson(d.metadata) || s.discoveryIntervalSeconds !== d.discoveryIntervalSeconds;
     const enabledChanged = s.enabled !== d.enabled;
+    const policyChanged = s.toolPolicy !== d.toolPolicy;
     if (kind === ServerKind.INTERNAL) {
       // The code may have changed with this deployment: look again at what it offers.
       if (s.enabled) await this.requests.request([s.id], 'startup');
       return;
     }
-    if (!connectionChanged && !labelsChanged && !enabledChanged) return;
+    if (!connectionChanged && !labelsChanged && !enabledChanged && !policyChanged) return;
     const change: ServerChange = {
       transport: d.transport,
       url: d.url,
@@ -213,6 +219,7 @@ export class PlatformServersService implements OnApplicationBootstrap {
       enabled: d.enabled,
       metadata: d.metadata,
       discoveryIntervalSeconds: d.discoveryIntervalSeconds,
+      ...(policyChanged ? { toolPolicy: d.toolPolicy } : {}),
     };
     if (credentialsChanged) {
       change.credentialsCipher = d.credentials.secret ? this.cipher.encrypt(d.credentials.secret, s.id) : null;
@@ -227,6 +234,7 @@ export class PlatformServersService implements OnApplicationBootstrap {
       ...(connectionChanged ? ['connection'] : []),
       ...(labelsChanged ? ['labels'] : []),
       ...(enabledChanged ? ['enabled'] : []),
+      ...(policyChanged ? ['toolPolicy'] : []),
     ];
     await this.audit.record(actor, { action: 'server.update', resourceType: 'server', resourceId: s.id, tenantId: null, detail: { name: d.name, kind, fields } });
   }
