@@ -50,7 +50,7 @@ export {
   definitionJson,
   visibleTo,
 } from './repositories/effective-tools';
-export { DiscoveryRunRepository, DiscoveryRunRecord, DroppedTool, DiscoveryRunEnd, ToolChange } from './repositories/discovery-run.repository';
+export { DiscoveryRunRepository, DiscoveryRunRecord, DroppedTool, ToolChange } from './repositories/discovery-run.repository';
 export {
   DiscoveryStateRepository,
   DiscoverySubject,

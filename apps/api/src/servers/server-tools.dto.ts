@@ -62,7 +62,7 @@ export class ToolChangeListDto {
 }
 
 export class ToolDecisionBodyDto {
-  @ApiProperty({ description: 'The hash of the definition decided on, as GET tool-changes showed it: another (it changed again meanwhile) is a 409', example: 'a3f1c2…' })
+  @ApiProperty({ description: 'The hash of the definition decided on, as GET tool-changes showed it: another (it changed again meanwhile) is a 409', example: '9b74c9897bac770ffc029102a200c5de8f1e2d3c4b5a69788796a5b4c3d2e1f0' })
   @IsString()
   @Matches(/^[0-9a-f]{64}$/, { message: 'hash must be a sha256 in hex (64 characters), as GET tool-changes shows it' })
   hash!: string;

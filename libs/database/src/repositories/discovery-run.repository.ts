@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Prisma, PrismaClient } from '../generated/prisma/client';
+import { PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
 import { PRISMA } from '../tokens';
 
@@ -43,19 +43,6 @@ export interface DroppedTool {
   index: number;
   name?: string;
   reason: string;
-}
-
-/** How a finished run ended. */
-export interface DiscoveryRunEnd {
-  outcome: 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
-  durationMs: number;
-  error?: string | null;
-  toolCount?: number | null;
-  added?: string[];
-  removed?: string[];
-  changed?: string[];
-  dropped?: DroppedTool[];
-  stderr?: string | null;
 }
 
 function droppedOf(value: unknown): DroppedTool[] {
@@ -108,25 +95,6 @@ export class DiscoveryRunRepository {
       LIST,
       (r) => ({ at: r.startedAt, id: r.id }),
     );
-  }
-
-  /** Closes a run, inside the caller's transaction when one is given. */
-  async finish(id: string, end: DiscoveryRunEnd, tx: Prisma.TransactionClient = this.prisma): Promise<void> {
-    await tx.discoveryRun.updateMany({
-      where: { id, outcome: 'RUNNING' },
-      data: {
-        outcome: end.outcome,
-        finishedAt: new Date(),
-        durationMs: Math.round(end.durationMs),
-        error: end.error ?? null,
-        toolCount: end.toolCount ?? null,
-        added: end.added ?? [],
-        removed: end.removed ?? [],
-        changed: end.changed ?? [],
-        dropped: (end.dropped ?? []) as unknown as Prisma.InputJsonValue,
-        stderr: end.stderr ?? null,
-      },
-    });
   }
 
   /** Fails every run of a server still marked RUNNING (its worker stopped); returns how many. */
