@@ -161,6 +161,8 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
     expectProblem(await t.request('GET', `/api/v1/virtual-servers/${virtualId}`, { key: b.key }), 404);
     expectProblem(await t.request('POST', `/mcp/v/${virtualId}`, { key: b.key, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } }), 404);
     expect((await t.request('GET', '/api/v1/virtual-servers', { key: b.key })).body.virtualServers).toEqual([]);
+    // What is not an id names nothing: 404 as well, never a 500.
+    expectProblem(await t.request('POST', '/mcp/v/not-an-id', { key: b.key, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } }), 404);
     // Tenant A's own server: tenant B may neither build on it nor tell it from a server that does not exist.
     const own = await t.runtime.prisma.server.create({
       data: { id: randomUUID(), tenantId: a.tenantId, ownerScope: a.tenantId, name: 'a-private', kind: 'CUSTOM', transport: 'STREAMABLE_HTTP', url: 'https://a.example.com/mcp' },
@@ -198,6 +200,22 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
       expect({ body, fields: fields(res.body) }).toEqual({ body, fields: expected });
     }
     expectProblem(await t.request('POST', '/api/v1/virtual-servers', { key: a.key, body: { name: 'assistant', servers: [everything] } }), 409);
+    for (const [body, expected] of [
+      [{ name: '   ' }, ['name']],
+      [{ servers: [] }, ['servers']],
+      [{ name: null }, ['name']],
+      [{ tools: [{ serverId: everything }] }, ['tools.0.toolName']],
+    ] as [unknown, string[]][]) {
+      const res = await t.request('PATCH', `/api/v1/virtual-servers/${virtualId}`, { key: a.key, body });
+      expectProblem(res, 400);
+      expect({ body, fields: fields(res.body) }).toEqual({ body, fields: expected });
+    }
+    const described = await t.request('PATCH', `/api/v1/virtual-servers/${virtualId}`, { key: a.key, body: { description: null } });
+    expect(described.body.description).toBeNull();
+    expect((await t.request('PATCH', `/api/v1/virtual-servers/${virtualId}`, { key: a.key, body: { description: 'Echo and remember' } })).body).toMatchObject({
+      description: 'Echo and remember',
+      servers: [everything, memory],
+    });
     expect((await t.request('GET', '/api/v1/virtual-servers', { key: a.key })).body.virtualServers).toHaveLength(1);
   });
 
