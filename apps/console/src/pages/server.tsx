@@ -1,10 +1,12 @@
-import { useCallback, useState } from 'react';
+import { type ReactNode, useCallback, useState } from 'react';
 import { api, type DiscoveryRun, errorText, ok, type Server, shortName, type Tool } from '../api';
 import type { Role } from '../app';
 import { href, navigate } from '../router';
 import { SchemaView } from '../schema';
 import { Columns, ConfirmButton, Crumbs, ErrorNote, Loading, Notice, StatusBadge, useActions, usePoll, When } from '../ui';
 import { ServerForm } from './server-form';
+import { ServerListings } from './server-listings';
+import { OverrideEditor, overriddenFields, type ToolChangeList, ToolChanges, ToolPolicyControl, type Withheld, WithheldTools } from './tool-review';
 
 function httpUrl(value: string): boolean {
   try {
@@ -20,6 +22,8 @@ const READ_ONLY_KINDS = new Set(['MCP_SERVER_KIND_INTERNAL', 'MCP_SERVER_KIND_EX
 export function ServerPage({ serverId, role }: { serverId: string; role: Role }) {
   const [server, setServer] = useState<Server | null>(null);
   const [tools, setTools] = useState<Tool[] | null>(null);
+  const [withheld, setWithheld] = useState<Withheld[]>([]);
+  const [changes, setChanges] = useState<ToolChangeList | null>(null);
   const [runs, setRuns] = useState<DiscoveryRun[] | null>(null);
   const [runsError, setRunsError] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
@@ -28,14 +32,21 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
   const { act: run, message, setMessage, error, setError, generation: actions } = useActions<Server>(setServer);
   const [authorizeAt, setAuthorizeAt] = useState<{ url: string; expiresAt?: string } | null>(null);
 
-  // A discovery history is the owner's (or the admin's): a tenant looking at a platform server is not asked it.
+  // A discovery history and the tool changes are the owner's (or the admin's): a tenant looking at a platform
+  // server is not asked them.
   const loadDetails = useCallback(
-    async (ownHistory: boolean) => {
-      const [t, r] = await Promise.allSettled([
-        ok(api.GET('/api/v1/servers/{id}/tools', { params: { path: { id: serverId } } })),
-        ownHistory ? ok(api.GET('/api/v1/servers/{id}/discoveries', { params: { path: { id: serverId }, query: { pageSize: 20 } } })) : Promise.resolve(null),
+    async (own: boolean) => {
+      const id = { params: { path: { id: serverId } } };
+      const [t, r, c] = await Promise.allSettled([
+        ok(api.GET('/api/v1/servers/{id}/tools', id)),
+        own ? ok(api.GET('/api/v1/servers/{id}/discoveries', { params: { path: { id: serverId }, query: { pageSize: 20 } } })) : Promise.resolve(null),
+        own ? ok(api.GET('/api/v1/servers/{id}/tool-changes', id)) : Promise.resolve(null),
       ]);
-      if (t.status === 'fulfilled') setTools(t.value.tools);
+      if (t.status === 'fulfilled') {
+        setTools(t.value.tools);
+        setWithheld(t.value.withheld ?? []);
+      }
+      if (c.status === 'fulfilled') setChanges(c.value);
       if (r.status === 'fulfilled') {
         setRuns(r.value ? r.value.runs : null);
         setRunsError(null);
@@ -53,7 +64,7 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
         if (before !== actions.current) return;
         setServer(s);
         setError(null);
-        const stamp = `${s.status}|${s.lastDiscoveredAt ?? ''}|${s.toolCount ?? ''}|${s.updatedAt}`;
+        const stamp = `${s.status}|${s.lastDiscoveredAt ?? ''}|${s.toolCount ?? ''}|${s.updatedAt}|${s.toolPolicy}|${s.pendingToolChanges}`;
         if (stamp !== seen) {
           setSeen(stamp);
           await loadDetails(role === 'admin' || s.tenantId !== null);
@@ -85,6 +96,18 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
       </div>
       <div aria-live="polite" className="status-line">
         {server.status === 'MCP_SERVER_CONNECTION_STATUS_DISCOVERING' && <span>Discovery in progress…</span>}
+        {server.pendingToolChanges > 0 && (
+          <p className="pending-count">
+            <strong>
+              {server.pendingToolChanges === 1 ? '1 tool change waits' : `${server.pendingToolChanges} tool changes wait`} for a decision
+            </strong>{' '}
+            {writable && (
+              <button type="button" className="link-button" onClick={() => document.getElementById('changes-title')?.focus()}>
+                Review
+              </button>
+            )}
+          </p>
+        )}
         {server.statusReason && (
           <p className={server.status === 'MCP_SERVER_CONNECTION_STATUS_ERROR' ? 'error reason' : 'muted'}>
             <strong>Reason:</strong> {server.statusReason}
@@ -181,14 +204,23 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
           />
         </section>
       )}
-      <Identity server={server} />
+      <Identity
+        server={server}
+        policy={<ToolPolicyControl key={server.toolPolicy} server={server} writable={writable} onSaved={(saved) => { actions.current++; setServer(saved); setMessage(`Tool policy: ${saved.toolPolicy}.`); setSeen(''); }} />}
+      />
       <section aria-labelledby="tools-title">
         <h2 id="tools-title">Tools ({tools?.length ?? server.toolCount ?? 0})</h2>
         {tools === null ? <p className="muted">Loading…</p> : tools.length === 0 ? <p className="muted">No tools discovered.</p> : null}
         <ul className="tools">
-          {tools?.map((t) => <ToolCard key={t.name} serverId={server.id} tool={t} />)}
+          {tools?.map((t) => <ToolCard key={t.name} serverId={server.id} tool={t} writable={writable} onChanged={(what) => { setMessage(what); setSeen(''); }} />)}
         </ul>
+        <WithheldTools serverId={server.id} withheld={withheld} writable={writable} onChanged={(what) => { setMessage(what); setSeen(''); }} />
       </section>
+      {writable && changes && (server.toolPolicy !== 'open' || changes.changes.length > 0) && (
+        <ToolChanges serverId={server.id} list={changes} onDecided={() => setSeen('')} />
+      )}
+      {/* Read again (when opened) after each discovery: the lists are what the last one found. */}
+      <ServerListings key={server.lastDiscoveredAt ?? 'never'} server={server} />
       <section aria-labelledby="history-title">
         <h2 id="history-title">Discovery history</h2>
         <ErrorNote error={runsError} />
@@ -200,7 +232,7 @@ export function ServerPage({ serverId, role }: { serverId: string; role: Role })
   );
 }
 
-function Identity({ server }: { server: Server }) {
+function Identity({ server, policy }: { server: Server; policy: ReactNode }) {
   const labels = Object.entries((server.metadata ?? {}) as Record<string, string>);
   const { 'catalog.name': catalogName, 'catalog.version': catalogVersion } = (server.metadata ?? {}) as Record<string, string | undefined>;
   return (
@@ -252,6 +284,8 @@ function Identity({ server }: { server: Server }) {
         <dd>{server.hasCredentials ? 'set (write-only: never shown)' : 'none'}</dd>
         <dt>Enabled</dt>
         <dd>{server.enabled ? 'yes' : 'no'}</dd>
+        <dt>Tool policy</dt>
+        <dd>{policy}</dd>
         <dt>Last discovery</dt>
         <dd>
           <When at={server.lastDiscoveredAt} />
@@ -283,14 +317,17 @@ function Identity({ server }: { server: Server }) {
   );
 }
 
-function ToolCard({ serverId, tool }: { serverId: string; tool: Tool }) {
+function ToolCard({ serverId, tool, writable, onChanged }: { serverId: string; tool: Tool; writable: boolean; onChanged: (what: string) => void }) {
+  const [editing, setEditing] = useState(false);
   const annotations = Object.entries((tool.annotations ?? {}) as Record<string, unknown>);
+  const overridden = overriddenFields(tool);
   return (
     <li className="tool" data-tool={tool.name}>
       <details>
         <summary>
           <span className="mono">{tool.name}</span>
           {tool.title && <span className="muted"> — {tool.title}</span>}
+          {overridden.length > 0 && <span className="badge overridden">{`overridden: ${overridden.join(', ')}`}</span>}
         </summary>
         {tool.description && <p className="prewrap description">{tool.description}</p>}
         {annotations.length > 0 && (
@@ -308,9 +345,26 @@ function ToolCard({ serverId, tool }: { serverId: string; tool: Tool }) {
             <SchemaView schema={tool.outputSchema} label={`${tool.name} output schema`} />
           </>
         )}
-        <a className="button" href={href('servers', serverId, 'tools', tool.name)}>
-          Try {tool.name}
-        </a>
+        <div className="actions">
+          <a className="button" href={href('servers', serverId, 'tools', tool.name)}>
+            Try {tool.name}
+          </a>
+          {writable && (
+            <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+              {editing ? 'Close the override' : 'Override'}
+            </button>
+          )}
+        </div>
+        {editing && (
+          <OverrideEditor
+            serverId={serverId}
+            tool={tool}
+            onSaved={(what) => {
+              setEditing(false);
+              onChanged(what);
+            }}
+          />
+        )}
       </details>
     </li>
   );
