@@ -1,7 +1,7 @@
 import { DiscoveryRequests } from '@app/discovery';
 import { AppConfig, APP_CONFIG, ConfigError } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
-import { ServerChange, ServerRepository } from '@app/database';
+import { ServerChange, ServerCreate, ServerRepository } from '@app/database';
 import { StdioWorkspaces } from '@app/mcp';
 import { ConflictError, ServerCredentials, ServerKind, ServerRecord, ServerStatus, ToolPolicy, TransportType, timeOrderedUuid } from '@app/domain';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
@@ -16,20 +16,15 @@ export interface InternalServerCatalog {
 }
 export const INTERNAL_SERVER_CATALOG = Symbol('INTERNAL_SERVER_CATALOG');
 
-/** A platform server as a start-up source wants it. */
-interface Desired {
-  name: string;
-  transport: TransportType;
-  url: string | null;
-  command: string | null;
-  args: string[];
-  env: Record<string, string>;
-  headers: Record<string, string>;
-  credentials: { secret: ServerCredentials | null; env: string | null };
-  enabled: boolean;
-  metadata: Record<string, string>;
-  discoveryIntervalSeconds: number | null;
-  toolPolicy: ToolPolicy;
+/** The registration fields a platform server's source decides (its tool policy apart: changed only when it differs). */
+type SourcedFields = 'transport' | 'url' | 'command' | 'args' | 'env' | 'headers' | 'enabled' | 'metadata' | 'discoveryIntervalSeconds';
+/** A platform server as a start-up source wants it, its credentials in the clear. */
+type Desired = Pick<ServerCreate, 'name' | SourcedFields> & { credentials: { secret: ServerCredentials | null; env: string | null }; toolPolicy: ToolPolicy };
+
+/** What the source says of a server, as the row's fields (credentials apart: they are sealed under its id). */
+function sourcedFields(d: Desired): Pick<ServerCreate, SourcedFields> {
+  const { transport, url, command, args, env, headers, enabled, metadata, discoveryIntervalSeconds } = d;
+  return { transport, url, command, args, env, headers, enabled, metadata, discoveryIntervalSeconds };
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -161,17 +156,9 @@ export class PlatformServersService implements OnApplicationBootstrap {
         tenantId: null,
         name: d.name,
         kind,
-        transport: d.transport,
-        url: d.url,
-        command: d.command,
-        args: d.args,
-        env: d.env,
-        headers: d.headers,
+        ...sourcedFields(d),
         credentialsCipher: d.credentials.secret ? this.cipher.encrypt(d.credentials.secret, id) : null,
         credentialsEnv: d.credentials.env,
-        enabled: d.enabled,
-        metadata: d.metadata,
-        discoveryIntervalSeconds: d.discoveryIntervalSeconds,
         toolPolicy: d.toolPolicy,
         appSlug: null,
         accountId: null,
@@ -209,18 +196,7 @@ export class PlatformServersService implements OnApplicationBootstrap {
       return;
     }
     if (!connectionChanged && !labelsChanged && !enabledChanged && !policyChanged) return;
-    const change: ServerChange = {
-      transport: d.transport,
-      url: d.url,
-      command: d.command,
-      args: d.args,
-      env: d.env,
-      headers: d.headers,
-      enabled: d.enabled,
-      metadata: d.metadata,
-      discoveryIntervalSeconds: d.discoveryIntervalSeconds,
-      ...(policyChanged ? { toolPolicy: d.toolPolicy } : {}),
-    };
+    const change: ServerChange = { ...sourcedFields(d), ...(policyChanged ? { toolPolicy: d.toolPolicy } : {}) };
     if (credentialsChanged) {
       change.credentialsCipher = d.credentials.secret ? this.cipher.encrypt(d.credentials.secret, s.id) : null;
       change.credentialsEnv = d.credentials.env;
