@@ -1,19 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { TestApp } from '../support/app';
+import { waitFor } from '../support/servers';
 
-/** Polls until `probe` returns something truthy; fails naming `what` and the last value after the deadline. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    last = value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls until `probe` returns something truthy (the suite's one poll, under the name these tests know it by). */
+export const eventually = waitFor;
 
 /** Registers a server through the API and waits until its discovery settled; returns the server as the API shows it. */
 export async function registerAndDiscover(t: TestApp, body: Record<string, unknown>, key?: string): Promise<{ id: string; status: string; statusReason: string | null }> {
