@@ -65,16 +65,16 @@ describe('redaction of what a server echoes', () => {
     else process.env.MCP_SECRET_ECHO_TOKEN = saved;
   });
 
-  it('stores nothing of the bearer token and a two-character header value a Streamable HTTP server echoes', async () => {
-    const fixture = await echoesCredentials();
+  /** A BUILT_IN server over Streamable HTTP, given the bearer token and the short key, that echoes them back (in an error too, with `failing`). */
+  const registerEchoing = async (name: string, failing = false) => {
+    const fixture = await echoesCredentials(failing);
     fixtures.push(fixture);
-    const { id } = await registerServer(t, {
-      name: 'echoes-http',
-      kind: 'BUILT_IN',
-      transport: 'streamable-http',
-      url: fixture.url,
-      credentials: { bearerToken: token, headers: { 'X-Api-Key': shortKey } },
-    });
+    const credentials = { bearerToken: token, headers: { 'X-Api-Key': shortKey } };
+    return registerServer(t, { name, kind: 'BUILT_IN', transport: 'streamable-http', url: fixture.url, credentials });
+  };
+
+  it('stores nothing of the bearer token and a two-character header value a Streamable HTTP server echoes', async () => {
+    const { id } = await registerEchoing('echoes-http');
     const row = await settled(t, id);
     expect(row.status).toBe('CONNECTED');
     // The server did get them, and echoed them: the redaction is what keeps them out.
@@ -94,15 +94,7 @@ describe('redaction of what a server echoes', () => {
   });
 
   it('redacts the error a server answers with, as it is stored and shown', async () => {
-    const fixture = await echoesCredentials(true);
-    fixtures.push(fixture);
-    const { id } = await registerServer(t, {
-      name: 'echoes-error',
-      kind: 'BUILT_IN',
-      transport: 'streamable-http',
-      url: fixture.url,
-      credentials: { bearerToken: token, headers: { 'X-Api-Key': shortKey } },
-    });
+    const { id } = await registerEchoing('echoes-error', true);
     const row = await settled(t, id);
     expect(row.status).toBe('ERROR');
     expect(row.statusReason).toBe('the server answered tools/list with JSON-RPC error -32000: refused for [redacted] ([redacted])');
