@@ -51,6 +51,12 @@ export async function makeTenant(t: TestApp, name = `discovery-${randomUUID().sl
   return { tenantId: tenant.body.id, key: key.body.key };
 }
 
+/** A tenant made as makeTenant makes it, as the principal a service is called with (and its key, for the API). */
+export async function tenantPrincipal(t: TestApp): Promise<{ type: 'tenant'; tenantId: string; keyId: string; key: string }> {
+  const { tenantId, key } = await makeTenant(t);
+  return { type: 'tenant', tenantId, keyId: `spec-${tenantId.slice(0, 8)}`, key };
+}
+
 /**
  * Writes a server row directly, for what the REST API does not register
  * (INTERNAL servers come from the deployment, not from a request).

@@ -1,6 +1,6 @@
 import { Principal } from '@app/domain';
 import { startTestApp, TestApp } from '../../../../test/support/app';
-import { makeTenant, registerServer, waitFor } from '../../../../test/support/servers';
+import { registerServer, tenantPrincipal, waitFor } from '../../../../test/support/servers';
 import { AnswerCache } from './answer-cache';
 
 /**
@@ -26,10 +26,8 @@ describe('AnswerCache', () => {
   beforeAll(async () => {
     t = await startTestApp({ worker: false, env: { MCP_OUTBOUND_ALLOW: '127.0.0.1' } });
     cache = t.app.get(AnswerCache);
-    const a = await makeTenant(t);
-    const b = await makeTenant(t);
-    tenant = { type: 'tenant', tenantId: a.tenantId, keyId: 'spec-a' };
-    other = { type: 'tenant', tenantId: b.tenantId, keyId: 'spec-b' };
+    const a = await tenantPrincipal(t);
+    [tenant, other] = [a, await tenantPrincipal(t)];
     serverId = (await registerServer(t, { name: 'cached', transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp', enabled: false }, a.key)).id;
     await waitFor('the cache to listen', async () => cache.active);
   });

@@ -1,6 +1,6 @@
 import { ForbiddenError, NotFoundError, Principal } from '@app/domain';
 import { startTestApp, TestApp } from '../../../../test/support/app';
-import { makeTenant, serverRow } from '../../../../test/support/servers';
+import { serverRow, tenantPrincipal } from '../../../../test/support/servers';
 import { CreateServerDto, UpdateServerDto } from './server.dto';
 import { ServerService } from './server.service';
 
@@ -23,10 +23,7 @@ describe('ServerService', () => {
   beforeAll(async () => {
     t = await startTestApp({ worker: false, env: { MCP_OUTBOUND_ALLOW: '127.0.0.1' } });
     servers = t.app.get(ServerService);
-    const a = await makeTenant(t);
-    const b = await makeTenant(t);
-    tenant = { type: 'tenant', tenantId: a.tenantId, keyId: 'spec-a' };
-    other = { type: 'tenant', tenantId: b.tenantId, keyId: 'spec-b' };
+    [tenant, other] = [await tenantPrincipal(t), await tenantPrincipal(t)];
   });
   afterAll(async () => {
     await t?.close();
