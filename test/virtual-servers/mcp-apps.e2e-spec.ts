@@ -65,9 +65,12 @@ describe('a virtual server with an MCP App among its members', () => {
     }
   });
 
-  it('rewrites the resource links of a tool result, so that the host reads the UI through the virtual server', async () => {
+  it("rewrites a tool's UI link and the resource links of its results, so that the host reads the UI through the virtual server", async () => {
     const client = await sdk1Client(url(), a.key);
     try {
+      // The tool's link to its UI names the virtual server's URI of it.
+      const [tool] = (await client.listTools()).tools;
+      expect(tool._meta).toMatchObject({ ui: { resourceUri: 'ui://weather/weather/forecast.html' } });
       const result = await client.callTool({ name: 'weather__forecast', arguments: { value: 'Paris' } });
       expect(result.content).toEqual([
         { type: 'text', text: 'Sunny' },
