@@ -1,3 +1,4 @@
+import { ChangeFeed } from '@app/database';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { everythingStdio, plainSdkTools } from '../fixtures/reference-servers';
 import { LIST_REPORTS, REPORT_A, REPORT_B, startSwitchableServer, SwitchableServer } from '../fixtures/switchable-server';
@@ -53,8 +54,8 @@ describe('tool integrity: policies, decisions, overrides', () => {
   }
 
   async function catalogPoll(): Promise<void> {
-    const { ToolCatalogService } = await import('../../apps/api/src/llm-tools/tool-catalog.service');
-    await t.app.get(ToolCatalogService).poll();
+    // Every change committed so far delivered, the catalog's reloads included.
+    await t.app.get(ChangeFeed).read();
   }
 
   const search = async (query: string, serverId: string, key = a.key) => {

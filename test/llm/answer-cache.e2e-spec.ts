@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { REGISTRY_LISTENER_APPLICATION_NAME } from '@app/database';
+import { CHANGE_LISTENER_APPLICATION_NAME } from '@app/database';
 import { AnswerCache } from '../../apps/api/src/common/answer-cache';
 import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 import { startTestApp, TestApp } from '../support/app';
@@ -135,7 +135,7 @@ describe('kept read answers (mcp-get-server-info, mcp-list-servers, GET /servers
 
   it('keeps nothing while it cannot listen, and listens again after its connection is cut', async () => {
     await info(a.key, mine);
-    await other.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN registry_changes' AND datname = current_database()`);
+    await other.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN server_changes' AND datname = current_database()`);
     await waitFor('the listener to notice', async () => !cache.active, 5000, 5);
     expect(cache.size.entries).toBe(0);
     // Answers are still right meanwhile, read afresh.
@@ -151,7 +151,7 @@ describe('kept read answers (mcp-get-server-info, mcp-list-servers, GET /servers
   it('notices a listening connection that went silent (no reset), keeps nothing meanwhile, and listens again', async () => {
     await waitFor('listening', async () => cache.active, 15_000, 20);
     const { rows } = await other.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, [
-      REGISTRY_LISTENER_APPLICATION_NAME,
+      CHANGE_LISTENER_APPLICATION_NAME,
     ]);
     expect(rows).toHaveLength(1);
     const pid = rows[0].pid as number;

@@ -1,18 +1,19 @@
-import { CatalogRepository, CatalogToolRow, Sql } from '@app/database';
+import { CatalogRepository, CatalogToolRow, ChangeFeedRepository, Sql } from '@app/database';
 import { migrate } from '@app/database-runtime';
 import { randomUUID } from 'node:crypto';
 import { Client, Pool } from 'pg';
 import { createEmptyDatabase, ScratchDatabase } from '../foundation/scratch-database';
 
 /**
- * The change feed behind every replica's tool catalog: the triggers append the servers each write touched,
- * and a reader that keeps the snapshot xmin misses nothing, even a change whose transaction began before
+ * The change log behind every replica's tool catalog and kept answers: the triggers append the servers each write
+ * touched, and a reader that keeps the snapshot xmin misses nothing, even a change whose transaction began before
  * the reader looked and committed after.
  */
-describe('the catalog change feed', () => {
+describe('the catalog reads and the change log', () => {
   let db: ScratchDatabase;
   let pool: Pool;
   let catalog: CatalogRepository;
+  let log: ChangeFeedRepository;
   let sql: Client;
 
   beforeAll(async () => {
@@ -21,6 +22,7 @@ describe('the catalog change feed', () => {
     pool = new Pool({ connectionString: db.url, max: 4 });
     // Prepared per connection, as the platform runs on PostgreSQL.
     catalog = new CatalogRepository(new Sql(pool, 'per-connection'));
+    log = new ChangeFeedRepository(new Sql(pool, 'per-connection'));
     sql = new Client({ connectionString: db.url });
     await sql.connect();
   });
@@ -52,7 +54,7 @@ describe('the catalog change feed', () => {
   }
 
   async function changedSince(xmin: bigint): Promise<{ ids: string[]; xmin: bigint }> {
-    const r = await catalog.changesSince(xmin);
+    const r = await log.changesSince(xmin);
     return { ids: [...new Set(r.changes.map((c) => c.serverId))], xmin: r.xmin };
   }
 
@@ -99,7 +101,7 @@ describe('the catalog change feed', () => {
     expect((await catalog.loadServers([live])).servers[0].toolsHash).not.toBe(before);
   });
 
-  it('reports tool replacements, deletes and status changes, but not discovery bookkeeping', async () => {
+  it('reports tool replacements, deletes and status changes with the owner, and discovery bookkeeping as such', async () => {
     const id = await addServer();
     let { xmin } = await changedSince(0n);
     await replaceTools(id, ['one']);
@@ -107,10 +109,12 @@ describe('the catalog change feed', () => {
     expect(next.ids).toContain(id);
     xmin = next.xmin;
 
-    const before = (await catalog.changesSince(xmin)).changes.length;
+    const before = (await log.changesSince(xmin)).changes;
+    expect((await log.changesSince(0n)).changes.filter((c) => c.serverId === id)).toContainEqual(expect.objectContaining({ tenantId: null, bookkeeping: false }));
     await sql.query(`UPDATE servers SET discovery_lease_owner = 'w1', discovery_lease_until = now(), updated_at = now() WHERE id = $1`, [id]);
     await sql.query(`UPDATE servers SET next_discovery_at = now(), status_reason = 'queued' WHERE id = $1`, [id]);
-    expect((await catalog.changesSince(xmin)).changes.length).toBe(before);
+    const bookkeeping = (await log.changesSince(xmin)).changes.slice(before.length);
+    expect(bookkeeping).toEqual([expect.objectContaining({ serverId: id, bookkeeping: true }), expect.objectContaining({ serverId: id, bookkeeping: true })]);
 
     await sql.query(`UPDATE servers SET status = 'ERROR' WHERE id = $1`, [id]);
     next = await changedSince(xmin);
@@ -129,22 +133,22 @@ describe('the catalog change feed', () => {
   const separateSessions = process.env.TEST_DATABASE_URL ? it : it.skip;
   separateSessions('misses no change whose transaction started before a poll and committed after it (skipped on the embedded PostgreSQL: one session for all connections)', async () => {
     const id = await addServer();
-    const start = await catalog.changesSince(0n);
+    const start = await log.changesSince(0n);
     const late = new Client({ connectionString: db.url });
     await late.connect();
     try {
       await late.query('BEGIN');
       await replaceTools(id, ['slow'], late);
       // Polls while the slow writer is open; a quicker writer commits in between, with later ids.
-      const during = await catalog.changesSince(start.xmin);
+      const during = await log.changesSince(start.xmin);
       const quick = await addServer();
       await replaceTools(quick, ['fast']);
-      const afterQuick = await catalog.changesSince(during.xmin);
+      const afterQuick = await log.changesSince(during.xmin);
       expect(afterQuick.changes.map((c) => c.serverId)).toContain(quick);
       const seen = new Set([...during.changes, ...afterQuick.changes].map((c) => c.id));
       const highest = afterQuick.changes.reduce((m, c) => (c.id > m ? c.id : m), 0n);
       await late.query('COMMIT');
-      const afterLate = await catalog.changesSince(afterQuick.xmin);
+      const afterLate = await log.changesSince(afterQuick.xmin);
       const lateRows = afterLate.changes.filter((c) => c.serverId === id && !seen.has(c.id));
       expect(lateRows.length).toBeGreaterThan(0);
       // A reader that kept only the highest id it had seen would have skipped these.
@@ -155,8 +159,8 @@ describe('the catalog change feed', () => {
   });
 
   it('prunes old changes', async () => {
-    await sql.query(`UPDATE catalog_changes SET at = now() - interval '2 hours'`);
-    expect(await catalog.prune(3_600_000)).toBeGreaterThan(0);
-    expect((await catalog.changesSince(0n)).changes).toEqual([]);
+    await sql.query(`UPDATE server_changes SET at = now() - interval '2 hours'`);
+    expect(await log.prune(3_600_000)).toBeGreaterThan(0);
+    expect((await log.changesSince(0n)).changes).toEqual([]);
   });
 });

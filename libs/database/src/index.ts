@@ -61,22 +61,19 @@ export {
   RecordResult,
   SweepCandidate,
 } from './repositories/discovery-state.repository';
+export { CatalogRepository, CatalogServerRow, CatalogToolRow, CatalogDefinitionRow } from './repositories/catalog.repository';
+export { ChangeFeedRepository, ChangeLogRow, ChangeLogPage } from './repositories/change-feed.repository';
 export {
-  CatalogRepository,
-  CatalogServerRow,
-  CatalogToolRow,
-  CatalogDefinitionRow,
-  CatalogChangeRow,
-  CatalogChanges,
-} from './repositories/catalog.repository';
-export {
-  RegistryChangeListener,
-  RegistryChange,
-  RegistryChangeHandlers,
-  REGISTRY_CHANGES_CHANNEL,
-  REGISTRY_LISTENER_APPLICATION_NAME,
-  parseRegistryChange,
-} from './registry-changes';
+  ChangeFeed,
+  ChangeFeedModule,
+  ChangeFeedSubscriber,
+  ChangeFeedOptions,
+  CHANGE_FEED_OPTIONS,
+  CHANGE_FEED_CHANNEL,
+  CHANGE_FEED_POLL_MS,
+  FeedChange,
+} from './change-feed';
+export { NotificationListener, NotificationHandlers, CHANGE_LISTENER_APPLICATION_NAME } from './notification-listener';
 export { ServerEventInput, ServerEventType, SERVER_EVENT_TYPES, serverEventInsert } from './repositories/server-events';
 export {
   VirtualServerRepository,

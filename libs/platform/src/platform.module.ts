@@ -1,4 +1,5 @@
 import { APP_CONFIG } from '@app/config';
+import { CHANGE_FEED_OPTIONS } from '@app/database';
 import { QueueModule } from '@app/queue';
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { Runtime } from './runtime';
@@ -24,8 +25,9 @@ export class PlatformModule {
         { provide: SQL, useValue: runtime.sql },
         { provide: QUEUE_CONNECTION, useValue: runtime.queue },
         { provide: METRICS, useValue: runtime.metrics },
+        { provide: CHANGE_FEED_OPTIONS, useValue: { connectionString: runtime.databaseUrl, availability: runtime.database } },
       ],
-      exports: [QueueModule, RUNTIME, APP_CONFIG, PRISMA, SQL, QUEUE_CONNECTION, METRICS],
+      exports: [QueueModule, RUNTIME, APP_CONFIG, PRISMA, SQL, QUEUE_CONNECTION, METRICS, CHANGE_FEED_OPTIONS],
     };
   }
 }

@@ -1,3 +1,4 @@
+import { ChangeFeedModule } from '@app/database';
 import { Global, Injectable, Module, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/auth.decorators';
@@ -28,6 +29,7 @@ export class WriteFenceMiddleware implements NestMiddleware {
 
 @Global()
 @Module({
+  imports: [ChangeFeedModule],
   providers: [AnswerCache, WriteFenceMiddleware],
   exports: [AnswerCache, WriteFenceMiddleware],
 })

@@ -1,8 +1,8 @@
-import { RegistryChange, RegistryChangeListener } from '@app/database';
+import { ChangeFeed, FeedChange } from '@app/database';
 import { isAdmin, Principal } from '@app/domain';
 import { Metrics } from '@app/observability';
-import { METRICS, Runtime, RUNTIME } from '@app/platform';
-import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { METRICS } from '@app/platform';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { Response } from 'express';
 import { createHash } from 'node:crypto';
 
@@ -53,15 +53,13 @@ function audienceKey(a: 'admin' | { tenantId: string }): string {
 
 /**
  * The read answers of the LLM-facing and REST APIs (one server's MCPServerInfo, a page of a listing), kept as
- * JSON text and dropped the moment the registry changes: PostgreSQL announces each committed change to a
- * server or its tools (LISTEN/NOTIFY, see RegistryChangeListener), and a write through this process drops
- * everything kept before it answers. An answer is kept only if nothing it depends on changed while it was
- * read, and only while the listening connection is up, so a kept answer is never older than the last change
- * the database has announced. On the embedded database too: its server hands each notification to the
- * connections that listen (see EmbeddedSocketServer).
+ * JSON text and dropped the moment the registry changes: the change feed delivers each committed change to a
+ * server or its tools within milliseconds (see ChangeFeed), and a write through this process drops everything
+ * kept before it answers. An answer is kept only if nothing it depends on changed while it was read, and only
+ * while the feed is live, so a kept answer is never older than the last change the feed has delivered.
  */
 @Injectable()
-export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
+export class AnswerCache implements OnModuleDestroy {
   private readonly entries = new Map<string, Entry>();
   /** The keys of the kept answers by what they depend on: a server's, or an audience's listings. */
   private readonly serverKeys = new Map<string, Set<string>>();
@@ -76,33 +74,31 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
   private platformAt = 0;
   private anyAt = 0;
   private writes = 0;
-  private listener?: RegistryChangeListener;
+  private readonly unsubscribe: () => void;
   readonly stats = { hits: 0, misses: 0, bypassed: 0, kept: 0, refused: 0, dropped: 0 };
 
   constructor(
-    @Inject(RUNTIME) private readonly runtime: Runtime,
+    private readonly feed: ChangeFeed,
     @Inject(METRICS) private readonly metrics: Metrics,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    this.listener = new RegistryChangeListener(this.runtime.databaseUrl, {
-      change: (c) => this.changed(c),
-      reset: () => this.clear(),
-      error: (err) => {
-        if (!this.runtime.database.failed(err)) this.runtime.logger.warn({ err: err.message }, 'listening for registry changes failed; answers are read afresh until it listens again');
+  ) {
+    this.unsubscribe = feed.subscribe({
+      changes: (changes) => {
+        for (const c of changes) this.changed(c);
       },
+      // Live or not any more: nothing kept before is trusted.
+      live: () => this.clear(),
+      gap: () => this.clear(),
     });
-    await this.listener.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    await this.listener?.stop();
+  onModuleDestroy(): void {
+    this.unsubscribe();
     this.clear();
   }
 
-  /** Whether answers are kept now (listening, and no write through this process under way). */
+  /** Whether answers are kept now (the change feed is live, and no write through this process is under way). */
   get active(): boolean {
-    return this.listener?.listening === true && this.writes === 0;
+    return this.feed.live && this.writes === 0;
   }
 
   /** Called before reading what an answer is made of; the result goes to put(). */
@@ -186,8 +182,8 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
     };
   }
 
-  /** A change was announced: drop what depends on it. */
-  changed(change: RegistryChange): void {
+  /** A change was committed: drop what depends on it. */
+  changed(change: Pick<FeedChange, 'serverId' | 'tenantId'>): void {
     const at = ++this.epoch;
     this.anyAt = at;
     if (this.serverAt.size >= MAX_REMEMBERED || this.audienceAt.size >= MAX_REMEMBERED) {
@@ -196,14 +192,14 @@ export class AnswerCache implements OnApplicationBootstrap, OnModuleDestroy {
       this.everythingAt = at;
     }
     this.serverAt.set(change.serverId, at);
-    if (change.tenantId === null || change.tenantId === undefined) this.platformAt = at;
+    if (change.tenantId === null) this.platformAt = at;
     else this.audienceAt.set(audienceKey({ tenantId: change.tenantId }), at);
     const drop = (keys: Set<string> | undefined) => {
       for (const key of [...(keys ?? [])]) this.remove(key);
     };
     drop(this.serverKeys.get(change.serverId));
     drop(this.listingKeys.get('admin'));
-    if (change.tenantId == null) for (const keys of [...this.listingKeys.values()]) drop(keys);
+    if (change.tenantId === null) for (const keys of [...this.listingKeys.values()]) drop(keys);
     else drop(this.listingKeys.get(audienceKey({ tenantId: change.tenantId })));
   }
 

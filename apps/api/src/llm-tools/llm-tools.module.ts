@@ -1,4 +1,4 @@
-import { CatalogRepository } from '@app/database';
+import { CatalogRepository, ChangeFeedModule } from '@app/database';
 import { McpModule } from '@app/mcp';
 import { REGISTRY_TOOLS } from '@app/mcp-server';
 import { Module } from '@nestjs/common';
@@ -15,7 +15,7 @@ import { ToolCatalogService } from './tool-catalog.service';
 
 /** mcp-search-tools and mcp-call-tool, resource reads and prompt gets routed as calls are, and the RegistryTools that the registry's own MCP server answers with. */
 @Module({
-  imports: [McpModule, ServerInfoModule, TenantModule],
+  imports: [McpModule, ServerInfoModule, TenantModule, ChangeFeedModule],
   controllers: [LlmToolsController],
   providers: [
     CatalogRepository,

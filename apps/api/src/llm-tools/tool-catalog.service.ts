@@ -1,4 +1,4 @@
-import { CatalogRepository, CatalogServerRow, CatalogToolRow } from '@app/database';
+import { CatalogRepository, CatalogServerRow, CatalogToolRow, ChangeFeed, FeedChange } from '@app/database';
 import { RUNTIME, Runtime } from '@app/platform';
 import { isAdmin, parseKinds, Principal, REQUEST_LIMITS, ServerKind, ToolDefinition } from '@app/domain';
 import type { SearchToolsInput, SearchToolsResult } from '@app/mcp-server';
@@ -27,12 +27,8 @@ export interface CatalogServer {
   readonly tools: ReadonlyMap<string, CatalogTool>;
 }
 
-/** How often each replica reads the change feed: a tool discovered anywhere is searchable here within about this. */
-export const CATALOG_POLL_MS = 1000;
-/** Changes are kept this long; a replica that could not read the feed for longer reloads everything. */
-const CHANGE_RETENTION_MS = 60 * 60_000;
-const FULL_RELOAD_AFTER_MS = CHANGE_RETENTION_MS / 2;
-const PRUNE_EVERY_MS = 60_000;
+/** A load that failed is tried again after this. */
+const RELOAD_RETRY_MS = 1000;
 /** Servers read per query, at start and when many changed at once: bounds what a load holds at a time. */
 const PAGE_SERVERS = 100;
 /** How long the start waits for the catalog before listening anyway. */
@@ -47,9 +43,8 @@ function unchanged(a: CatalogServer, b: CatalogServer): boolean {
 
 /**
  * The tools every replica can search and call, in memory: loaded from PostgreSQL at start page by page
- * (without holding up the start: searches and calls wait for it), then kept fresh by polling the catalog
- * change feed (appended by triggers in the writers' own transactions) about once a second, reloading only
- * the servers that changed. The index keeps each tool's identity only; the definitions of the tools a search
+ * (without holding up the start: searches and calls wait for it), then kept fresh by the change feed (see
+ * ChangeFeed: within milliseconds of each commit), reloading only the servers that changed. The index keeps each tool's identity only; the definitions of the tools a search
  * returns are read back from PostgreSQL (and the most recent kept at hand), so 100,000 tools cost tens of
  * megabytes. A server's tools are here while it is enabled and its last discovery succeeded (CONNECTED, or
  * DISCOVERING again after a success, so that a periodic re-discovery does not hide them); servers in ERROR
@@ -61,13 +56,9 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
   private index = ToolCatalogService.newIndex();
   private servers = new Map<string, CatalogServer>();
   private generation = 0;
-  private xmin = 0n;
-  /** Change ids the last poll returned: the only ones a later poll can return again. */
-  private seen = new Set<bigint>();
-  private lastPollAt = 0;
-  private lastPruneAt = 0;
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  private unsubscribe?: () => void;
   /** Reloads run one at a time, so that an older read never overwrites a newer one. */
   private chain: Promise<unknown> = Promise.resolve();
   private readonly listeners: ((serverId: string) => void)[] = [];
@@ -81,6 +72,7 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
 
   constructor(
     private readonly repository: CatalogRepository,
+    private readonly feed: ChangeFeed,
     @Optional() @Inject(RUNTIME) private readonly runtime?: Runtime,
   ) {}
 
@@ -89,11 +81,9 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.loaded = this.serialized(() => this.loadAll()).catch((err: Error) => {
-      this.logger.error({ err: err.message }, 'the tool catalog could not be loaded; the change feed poller will try again');
-      this.lastPollAt = 1; // forces a full reload on the next poll
-    });
-    void this.loaded.then(() => this.schedule());
+    // The feed was started before this (onModuleInit): every change committed after the load's reads is delivered.
+    this.unsubscribe = this.feed.subscribe({ changes: (changes) => this.changesCommitted(changes), gap: () => this.loadAgain() });
+    this.loaded = this.load();
     // A small catalog is loaded before the process starts listening; a large one goes on in the background
     // (readiness says when it is done, and searches and calls wait for it).
     let timer: NodeJS.Timeout | undefined;
@@ -103,7 +93,38 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
 
   onModuleDestroy(): void {
     this.stopped = true;
+    this.unsubscribe?.();
     if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** A whole load; one that fails is tried again a second later until one succeeds. */
+  private load(): Promise<void> {
+    return this.serialized(() => this.loadAll()).catch((err: Error) => {
+      if (!this.runtime?.database.failed(err)) this.logger.error({ err: err.message }, 'the tool catalog could not be loaded; trying again');
+      if (this.stopped) return;
+      this.timer = setTimeout(() => void this.load(), RELOAD_RETRY_MS);
+      this.timer.unref();
+    });
+  }
+
+  /** The feed may have missed changes: everything is read again (searches keep the current catalog meanwhile). */
+  private loadAgain(): void {
+    void this.load();
+  }
+
+  /**
+   * Servers changed somewhere: those whose registration, status or tools changed are read again (discovery
+   * bookkeeping alone changes nothing here). During a whole load the load reads them again itself, so the feed
+   * is not held up by it.
+   */
+  private async changesCommitted(changes: FeedChange[]): Promise<void> {
+    const ids = changes.filter((c) => !c.bookkeeping).map((c) => c.serverId);
+    if (ids.length === 0) return;
+    if (this.changedDuringLoad) {
+      for (const id of ids) this.changedDuringLoad.add(id);
+      return;
+    }
+    await this.serialized(() => this.reload(ids));
   }
 
   /** Resolves once the start-up load is done (at once afterwards). */
@@ -182,42 +203,6 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
     this.notify(serverId);
   }
 
-  /** Reads the change feed once and reloads what changed (the poller's step; tests call it to skip the wait). */
-  async poll(): Promise<void> {
-    await this.serialized(async () => {
-      if (this.lastPollAt > 0 && Date.now() - this.lastPollAt > FULL_RELOAD_AFTER_MS) {
-        this.logger.warn({ sinceMs: Date.now() - this.lastPollAt }, 'the catalog change feed was not read for long; reloading every tool');
-        await this.loadAll();
-        return;
-      }
-      const { changes, xmin } = await this.repository.changesSince(this.xmin);
-      const fresh = new Set<string>();
-      for (const c of changes) if (!this.seen.has(c.id)) fresh.add(c.serverId);
-      if (fresh.size > 0) await this.reload([...fresh]);
-      this.seen = new Set(changes.map((c) => c.id));
-      this.xmin = xmin;
-      this.lastPollAt = Date.now();
-    });
-    if (Date.now() - this.lastPruneAt > PRUNE_EVERY_MS) {
-      this.lastPruneAt = Date.now();
-      await this.repository.prune(CHANGE_RETENTION_MS).catch((err: Error) => this.logger.warn({ err: err.message }, 'pruning the catalog change feed failed'));
-    }
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.poll()
-        .then(() => this.runtime?.database.succeeded())
-        .catch((err: Error) => {
-          // While PostgreSQL is away the outage is logged once (DatabaseAvailability), not every second here.
-          if (!this.runtime?.database.failed(err)) this.logger.warn({ err: err.message }, 'reading the catalog change feed failed; trying again');
-        })
-        .finally(() => this.schedule());
-    }, CATALOG_POLL_MS);
-    this.timer.unref();
-  }
-
   private serialized<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.chain.then(fn, fn);
     this.chain = run.catch(() => undefined);
@@ -249,8 +234,6 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
 
   private async loadAll(): Promise<void> {
     const started = Date.now();
-    // Taken before the first page: whatever changes while the pages are read is reported by the feed after it.
-    const xmin = await this.repository.currentXmin();
     const index = ToolCatalogService.newIndex();
     const servers = new Map<string, CatalogServer>();
     const changedHere = (this.changedDuringLoad = new Set<string>());
@@ -269,9 +252,6 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
     const previous = this.servers;
     this.index = index;
     this.servers = servers;
-    this.xmin = xmin;
-    this.seen = new Set();
-    this.lastPollAt = Date.now();
     this.definitionCache.clear();
     this.complete = true;
     for (const id of previous.keys()) this.notify(id);

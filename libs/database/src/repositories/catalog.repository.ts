@@ -49,16 +49,6 @@ export interface CatalogServerRow {
   toolsHash: string;
 }
 
-export interface CatalogChangeRow {
-  id: bigint;
-  serverId: string;
-}
-
-export interface CatalogChanges {
-  changes: CatalogChangeRow[];
-  xmin: bigint;
-}
-
 const CONNECTION = `md5(json_build_array(s.transport, s.url, s.command, s.args, s.env, s.headers,
   s.credentials_cipher, s.credentials_env, s.app_slug, s.account_id)::text)`;
 
@@ -111,23 +101,17 @@ function toTool(r: RawTool): CatalogToolRow {
 }
 
 /**
- * The tool catalog's reads: every live server's tools at once, one server's again after a change, and the
- * change feed that the triggers on `tools` and `servers` append to (migration 20261130100000).
+ * The tool catalog's reads: every live server's tools at once, and one server's again after a change (which the
+ * change feed reports, see ChangeFeedRepository).
  */
 @Injectable()
 export class CatalogRepository {
   constructor(@Inject(SQL) private readonly sql: Sql) {}
 
-  /** The oldest transaction still running now: changes of older transactions are all visible to a read that follows. */
-  async currentXmin(): Promise<bigint> {
-    const rows = await this.sql.query<{ xmin: string }>(`SELECT (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint AS xmin`);
-    return BigInt(rows[0].xmin);
-  }
-
   /**
    * One page of the live servers, in id order after `afterId`, with their tools: the start-up load reads the
-   * whole catalog page by page, so that what it holds at once stays bounded. Take currentXmin() before the
-   * first page: a change committed while the pages are read is then also reported by changesSince().
+   * whole catalog page by page, so that what it holds at once stays bounded. A change committed while the pages
+   * are read is reported by the change feed, when the feed was started before the first page.
    */
   async loadPage(afterId: string | null, limit: number): Promise<{ servers: CatalogServerRow[]; tools: CatalogToolRow[] }> {
     // Two texts rather than `$1 IS NULL OR s.id > $1`, which a prepared statement's generic plan could not
@@ -195,32 +179,5 @@ export class CatalogRepository {
       'catalog.servers-tools',
     );
     return { servers: servers.map(toServer), tools: tools.map(toTool) };
-  }
-
-  /**
-   * Changes written by transactions at or after `xmin` (some may have been seen already: the caller skips
-   * their ids), and the xmin to pass next time. Read in one statement, so the xmin and the rows share a snapshot.
-   */
-  async changesSince(xmin: bigint): Promise<CatalogChanges> {
-    const rows = await this.sql.query<{ xmin: string; id: string | null; server_id: string | null }>(
-      `SELECT x.xmin, c.id, c.server_id
-         FROM (SELECT (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint AS xmin) x
-         LEFT JOIN catalog_changes c ON c.txid >= $1::bigint
-        ORDER BY c.id`,
-      [xmin.toString()],
-      'catalog.changes',
-    );
-    const changes: CatalogChangeRow[] = [];
-    for (const r of rows) if (r.id !== null && r.server_id !== null) changes.push({ id: BigInt(r.id), serverId: r.server_id });
-    return { changes, xmin: BigInt(rows[0].xmin) };
-  }
-
-  /** Drops changes older than `ageMs`; returns how many. */
-  async prune(ageMs: number): Promise<number> {
-    const rows = await this.sql.query<{ n: number }>(
-      `WITH gone AS (DELETE FROM catalog_changes WHERE at < now() - make_interval(secs => $1) RETURNING 1) SELECT count(*)::int AS n FROM gone`,
-      [ageMs / 1000],
-    );
-    return rows[0].n;
   }
 }

@@ -1,24 +1,9 @@
 import { Client, Notification } from 'pg';
 
-/** The channel the servers and tools triggers announce every committed change on (see the registry_notify migration). */
-export const REGISTRY_CHANGES_CHANNEL = 'registry_changes';
-
-/** One announced change: the server, and its tenant (null: a platform server; undefined: not known any more). */
-export interface RegistryChange {
-  serverId: string;
-  tenantId: string | null | undefined;
-}
-
-export function parseRegistryChange(payload: string | undefined): RegistryChange | undefined {
-  const [serverId, tenant] = (payload ?? '').split(' ');
-  if (!serverId || !tenant) return undefined;
-  return { serverId, tenantId: tenant === '-' ? null : tenant === '?' ? undefined : tenant };
-}
-
-export interface RegistryChangeHandlers {
-  /** A change committed. */
-  change(change: RegistryChange): void;
-  /** Listening stopped or (re)started: anything derived from earlier reads may have missed changes. */
+export interface NotificationHandlers {
+  /** A notification arrived on the channel (its payload). */
+  notified(payload: string): void;
+  /** Listening stopped or (re)started: anything derived from earlier notifications may have missed some. */
   reset(listening: boolean): void;
   /** The listening connection failed (it is opened again after a pause). */
   error(err: Error): void;
@@ -33,15 +18,14 @@ const RETRY_MAX_MS = 10_000;
  */
 const HEARTBEAT_MS = 5_000;
 const HEARTBEAT_TIMEOUT_MS = 5_000;
-/** How the listening connection shows in pg_stat_activity. */
-export const REGISTRY_LISTENER_APPLICATION_NAME = 'mcp-registry change listener';
+/** How the change feed's listening connection shows in pg_stat_activity. */
+export const CHANGE_LISTENER_APPLICATION_NAME = 'mcp-registry change listener';
 
 /**
- * Listens for the registry's committed changes on a connection of its own, and opens it again after a
- * pause when it breaks. `listening` is true only while changes are sure to arrive: whatever is kept from
- * earlier reads may be trusted only then.
+ * Listens on one channel on a connection of its own, and opens it again after a pause when it breaks.
+ * `listening` is true only while notifications are sure to arrive.
  */
-export class RegistryChangeListener {
+export class NotificationListener {
   private client?: Client;
   private stopped = false;
   private retryMs = RETRY_MIN_MS;
@@ -51,7 +35,10 @@ export class RegistryChangeListener {
 
   constructor(
     private readonly connectionString: string,
-    private readonly handlers: RegistryChangeHandlers,
+    /** A channel name as PostgreSQL folds it (lower case, no quoting needed). */
+    private readonly channel: string,
+    private readonly handlers: NotificationHandlers,
+    private readonly applicationName = CHANGE_LISTENER_APPLICATION_NAME,
   ) {}
 
   async start(): Promise<void> {
@@ -62,7 +49,7 @@ export class RegistryChangeListener {
     if (this.stopped) return;
     const client = new Client({
       connectionString: this.connectionString,
-      application_name: REGISTRY_LISTENER_APPLICATION_NAME,
+      application_name: this.applicationName,
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
       connectionTimeoutMillis: 10_000,
@@ -83,13 +70,11 @@ export class RegistryChangeListener {
     client.on('error', lost);
     client.on('end', () => lost());
     client.on('notification', (n: Notification) => {
-      if (n.channel !== REGISTRY_CHANGES_CHANNEL) return;
-      const change = parseRegistryChange(n.payload);
-      if (change) this.handlers.change(change);
+      if (n.channel === this.channel) this.handlers.notified(n.payload ?? '');
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${REGISTRY_CHANGES_CHANNEL}`);
+      await client.query(`LISTEN ${this.channel}`);
     } catch (err) {
       lost(err as Error);
       return;

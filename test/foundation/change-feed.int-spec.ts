@@ -1,0 +1,162 @@
+import { ChangeFeed, ChangeFeedRepository, FeedChange, Sql } from '@app/database';
+import { EmbeddedPostgres, migrate } from '@app/database-runtime';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Pool } from 'pg';
+import { createEmptyDatabase, ScratchDatabase } from './scratch-database';
+
+interface Backend {
+  name: string;
+  open(): Promise<{ url: string; close(): Promise<void> }>;
+}
+
+/** The machine's PostgreSQL when the run has one, and always the embedded one (one session shared by every connection). */
+const BACKENDS: Backend[] = [
+  ...(process.env.TEST_DATABASE_URL
+    ? [{ name: 'PostgreSQL', open: async () => {
+        const db: ScratchDatabase = await createEmptyDatabase();
+        return { url: db.url, close: () => db.drop() };
+      } }]
+    : []),
+  {
+    name: 'the embedded PostgreSQL (PGlite)',
+    open: async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'mcpr-feed-'));
+      const pg = await EmbeddedPostgres.start(dir);
+      return {
+        url: pg.url,
+        close: async () => {
+          await pg.stop();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
+
+describe.each(BACKENDS)('the change feed on $name', (backend) => {
+  let db: { url: string; close(): Promise<void> };
+  let pool: Pool;
+  let writer: Client;
+  const feeds: ChangeFeed[] = [];
+
+  beforeAll(async () => {
+    db = await backend.open();
+    await migrate(db.url);
+    pool = new Pool({ connectionString: db.url, max: 3 });
+    writer = new Client({ connectionString: db.url });
+    await writer.connect();
+  }, 60_000);
+  afterEach(async () => {
+    await Promise.all(feeds.splice(0).map((f) => f.onModuleDestroy()));
+  });
+  afterAll(async () => {
+    await writer?.end();
+    await pool?.end();
+    await db?.close();
+  });
+
+  /** A started feed and everything it delivers. */
+  async function startFeed(listenUrl = db.url): Promise<{ feed: ChangeFeed; heard: FeedChange[]; liveness: boolean[] }> {
+    const feed = new ChangeFeed(new ChangeFeedRepository(new Sql(pool)), { connectionString: listenUrl });
+    feeds.push(feed);
+    const heard: FeedChange[] = [];
+    const liveness: boolean[] = [];
+    feed.subscribe({ changes: (c) => void heard.push(...c), live: (l) => void liveness.push(l) });
+    await feed.onModuleInit();
+    return { feed, heard, liveness };
+  }
+
+  async function until<T>(what: string, probe: () => T | undefined, ms: number): Promise<T> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const v = probe();
+      if (v !== undefined) return v;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  async function addServer(tenantId: string | null): Promise<string> {
+    const id = randomUUID();
+    if (tenantId) await writer.query(`INSERT INTO tenants (id, name) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [tenantId, `t-${tenantId}`]);
+    await writer.query(
+      `INSERT INTO servers (id, tenant_id, owner_scope, name, kind, transport, url, status)
+       VALUES ($1, $2, $3, $4, $5, 'STREAMABLE_HTTP', 'http://x.test/mcp', 'DISCOVERING')`,
+      [id, tenantId, tenantId ?? 'platform', `s-${id}`, tenantId ? 'CUSTOM' : 'BUILT_IN'],
+    );
+    return id;
+  }
+
+  it('delivers each committed change within milliseconds of its commit, with the owner and whether it is bookkeeping only', async () => {
+    const { feed, heard } = await startFeed();
+    await until('listening', () => (feed.live ? true : undefined), 10_000);
+    const tenant = randomUUID();
+    const mine = await addServer(tenant);
+    await until('the registration', () => heard.find((c) => c.serverId === mine), 2000);
+    expect(heard.find((c) => c.serverId === mine)).toEqual({ serverId: mine, tenantId: tenant, bookkeeping: false });
+
+    heard.length = 0;
+    const started = Date.now();
+    await writer.query(`INSERT INTO tools (id, server_id, name, input_schema, hash, position) VALUES ($1, $2, 'a', '{}', 'h', 0)`, [randomUUID(), mine]);
+    await until('the new tool', () => heard.find((c) => c.serverId === mine), 2000);
+    // Woken by the notification, not by the periodic read (every second while not listening, every 10 s while it is).
+    expect(Date.now() - started).toBeLessThan(800);
+
+    heard.length = 0;
+    await writer.query(`UPDATE servers SET discovery_lease_owner = 'w', discovery_lease_until = now() WHERE id = $1`, [mine]);
+    expect(await until('the lease', () => heard.find((c) => c.serverId === mine), 2000)).toEqual({ serverId: mine, tenantId: tenant, bookkeeping: true });
+
+    heard.length = 0;
+    await writer.query(`DELETE FROM servers WHERE id = $1`, [mine]);
+    await until('the deletion', () => heard.find((c) => c.serverId === mine), 2000);
+    expect(heard.filter((c) => c.serverId === mine)).toEqual([{ serverId: mine, tenantId: tenant, bookkeeping: false }]);
+  }, 30_000);
+
+  it('delivers nothing of a transaction rolled back, and one change per server of a transaction that touched it often', async () => {
+    const { feed, heard } = await startFeed();
+    await until('listening', () => (feed.live ? true : undefined), 10_000);
+    const id = await addServer(null);
+    await until('the registration', () => heard.find((c) => c.serverId === id), 2000);
+    heard.length = 0;
+    await writer.query('BEGIN');
+    await writer.query(`UPDATE servers SET name = 'rolled back' WHERE id = $1`, [id]);
+    await writer.query('ROLLBACK');
+    await writer.query('BEGIN');
+    for (let i = 0; i < 3; i++) await writer.query(`UPDATE servers SET metadata = $2 WHERE id = $1`, [id, JSON.stringify({ i: String(i) })]);
+    await writer.query('COMMIT');
+    await feed.read();
+    expect(heard).toEqual([{ serverId: id, tenantId: null, bookkeeping: false }]);
+  });
+
+  it('reads the log every second when it cannot listen, and says that it is not live', async () => {
+    // Nothing listens at this address: the notifications cannot reach the feed, the log still does.
+    const { feed, heard, liveness } = await startFeed('postgresql://nobody@127.0.0.1:1/none');
+    expect(feed.live).toBe(false);
+    const id = await addServer(null);
+    const started = Date.now();
+    await until('the registration, by the periodic read', () => heard.find((c) => c.serverId === id), 5000);
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(liveness).not.toContain(true);
+  });
+
+  it('gets a change to a reader that failed again with the next read, and to the others once', async () => {
+    const { feed, heard } = await startFeed();
+    let failures = 1;
+    const retried: string[] = [];
+    feed.subscribe({
+      changes: (changes) => {
+        if (failures-- > 0) throw new Error('not now');
+        retried.push(...changes.map((c) => c.serverId));
+      },
+    });
+    const id = await addServer(null);
+    // Whichever read came first (woken, or this one) failed for that reader; the next, a second later, brings it again.
+    await feed.read().catch(() => undefined);
+    await until('the change again', () => (retried.includes(id) ? true : undefined), 5000);
+    expect(failures).toBeLessThan(0);
+    expect(heard.filter((c) => c.serverId === id).length).toBeGreaterThanOrEqual(1);
+  });
+});
