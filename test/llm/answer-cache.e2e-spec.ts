@@ -4,6 +4,7 @@ import { AnswerCache } from '../../apps/api/src/common/answer-cache';
 import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 import { startTestApp, TestApp } from '../support/app';
 import { waitFor } from '../support/servers';
+import { mcpClient, structured } from './helpers';
 
 /**
  * The kept read answers: served again while nothing changed, dropped the moment a server or its tools change
@@ -47,6 +48,30 @@ describe('kept read answers (mcp-get-server-info, mcp-list-servers, GET /servers
     expect(second.headers.get('content-type')).toMatch(/^application\/json/);
     expect(second.body).toEqual(first.body);
     expect(cache.stats.hits).toBe(hits + 1);
+  });
+
+  it('answers get_server_info and list_servers through /mcp from the same kept answers as the RPC routes', async () => {
+    const rpc = await info(a.key, mine);
+    const listed = await t.request('POST', '/api/v1/llm/mcp-list-servers', { key: a.key, body: { pageSize: 100 } });
+    const client = await mcpClient(t, a.key);
+    try {
+      const hits = cache.stats.hits;
+      const viaMcp = structured(await client.callTool({ name: 'get_server_info', arguments: { serverId: mine } }));
+      expect(viaMcp).toEqual(rpc.body);
+      expect(cache.stats.hits).toBe(hits + 1);
+      const listViaMcp = structured(await client.callTool({ name: 'list_servers', arguments: { pageSize: 100 } }));
+      expect(listViaMcp).toEqual(listed.body);
+      expect(cache.stats.hits).toBe(hits + 2);
+      // And a tenant that may not see the server is not shown the kept answer there either.
+      const other = await mcpClient(t, b.key);
+      try {
+        expect(await other.callTool({ name: 'get_server_info', arguments: { serverId: mine } })).toMatchObject({ isError: true });
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await client.close();
+    }
   });
 
   it('tags each answer, and a listing whose tag still matches is answered 304', async () => {

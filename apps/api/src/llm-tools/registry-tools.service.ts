@@ -22,12 +22,14 @@ export class RegistryToolsService implements RegistryTools {
     return this.catalog.search(principal, input.serverIds ? { ...input, serverIds: input.serverIds.map(id) } : input);
   }
 
-  getServerInfo(principal: Principal, serverId: string): Promise<McpServerInfo> {
-    return this.info.getServerInfo(principal, id(serverId));
+  /** The same kept answer as mcp-get-server-info: one read path, one cache. */
+  async getServerInfo(principal: Principal, serverId: string): Promise<McpServerInfo> {
+    return JSON.parse((await this.info.getServerInfoAnswer(principal, id(serverId))).body.toString('utf8')) as McpServerInfo;
   }
 
-  listServers(principal: Principal, input: ListServersInput): Promise<ListServersResult> {
-    return this.info.listServers(principal, input);
+  /** The same kept answer as mcp-list-servers. */
+  async listServers(principal: Principal, input: ListServersInput): Promise<ListServersResult> {
+    return JSON.parse((await this.info.listServersAnswer(principal, input)).body.toString('utf8')) as ListServersResult;
   }
 
   callTool(principal: Principal, input: CallToolInput, context: CallToolContext): Promise<CallToolResult> {

@@ -67,12 +67,6 @@ export class ServerInfoService {
     return this.cache.answer(key, principal, async () => ({ value: await this.listServers(principal, input), subject: { audience } }));
   }
 
-  async getServerInfo(principal: Principal, serverId: string): Promise<McpServerInfo> {
-    const server = await this.servers.findById(serverId, principal);
-    if (!server) throw new NotFoundError(`server ${serverId} not found`);
-    return toMcpServerInfo(server, await this.tools.listServed(server.id, principal));
-  }
-
   async listServers(principal: Principal, input: ListServersInput): Promise<ListServersResult> {
     const kind = input.kind === undefined ? undefined : parseKind(input.kind);
     const status = input.status === undefined ? undefined : parseStatus(input.status);
