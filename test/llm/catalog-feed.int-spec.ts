@@ -1,5 +1,6 @@
-import { CatalogRepository, CatalogToolRow, ChangeFeedRepository, Sql } from '@app/database';
+import { CatalogRepository, CatalogToolRow, ChangeFeedRepository, createDatabaseClients, DatabaseClients, ServerRepository, Sql } from '@app/database';
 import { migrate } from '@app/database-runtime';
+import { connectionFingerprint, connectionOf, ServerKind, ServerStatus, TransportType } from '@app/domain';
 import { randomUUID } from 'node:crypto';
 import { Client, Pool } from 'pg';
 import { createEmptyDatabase, ScratchDatabase } from '../foundation/scratch-database';
@@ -155,6 +156,49 @@ describe('the catalog reads and the change log', () => {
       expect(lateRows.every((c) => c.id < highest)).toBe(true);
     } finally {
       await late.end();
+    }
+  });
+
+  it("computes a server's connection fingerprint as the tool change watcher does, and changes it with each part of the connection only", async () => {
+    const clients: DatabaseClients = createDatabaseClients(db.url, 2);
+    try {
+      const servers = new ServerRepository(clients.prisma, clients.sql);
+      const id = randomUUID();
+      await servers.create({
+        id, tenantId: null, name: `fp-${id}`, kind: ServerKind.BUILT_IN, transport: TransportType.STREAMABLE_HTTP,
+        url: 'https://fp.example.com/mcp', command: null, args: [], env: {}, headers: { 'x-b': '2', 'x-a': '1' },
+        credentialsCipher: 'sealed', credentialsEnv: null, enabled: true, metadata: {}, discoveryIntervalSeconds: null,
+        appSlug: null, accountId: null, status: ServerStatus.CONNECTED, statusReason: null,
+        oauthConfig: { clientId: 'client', scopes: ['read'] }, oauthClientSecretCipher: 'sealed-secret',
+      });
+      /** The catalog's fingerprint, and the watcher's (from the server as the worker reads it). */
+      const both = async () => {
+        const record = (await servers.findById(id, { type: 'admin' }))!;
+        const credentials = (await servers.findCredentials(id))!;
+        return [(await catalog.loadServers([id])).servers[0].connection, connectionFingerprint(connectionOf(record, credentials))];
+      };
+      const [first, watcher] = await both();
+      expect(first).toBe(watcher);
+      const seen = new Set([first]);
+      const changes: [string, string][] = [
+        ['url', `url = 'https://other.example.com/mcp'`],
+        ['headers', `headers = '{"x-a": "1"}'`],
+        ['credentials', `credentials_cipher = 'sealed-again'`],
+        ['auth', `oauth_config = '{"clientId": "other"}'`],
+        ['transport', `transport = 'SSE'`],
+        ['integration', `app_slug = 'slack', account_id = 'apn_1'`],
+      ];
+      for (const [part, set] of changes) {
+        await sql.query(`UPDATE servers SET ${set} WHERE id = $1`, [id]);
+        const [catalogSays, watcherSays] = await both();
+        expect({ part, agree: catalogSays === watcherSays, changed: !seen.has(catalogSays) }).toEqual({ part, agree: true, changed: true });
+        seen.add(catalogSays);
+      }
+      const [before] = await both();
+      await sql.query(`UPDATE servers SET name = 'renamed', metadata = '{"a": "b"}', status = 'ERROR' WHERE id = $1`, [id]);
+      expect((await both())[0]).toBe(before);
+    } finally {
+      await clients.prisma.$disconnect();
     }
   });
 

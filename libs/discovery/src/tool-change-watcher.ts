@@ -1,11 +1,10 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { DiscoveryStateRepository } from '@app/database';
 import { DiscoveryRequests } from './discovery-requests';
-import { ServerRecord, StoredCredentials } from '@app/domain';
+import { connectionFingerprint, connectionOf, ServerRecord, StoredCredentials } from '@app/domain';
 import { ConnectionTargetResolver, McpConnector, McpFailure, McpFailureCode, McpSession, PooledHttpTransport } from '@app/mcp';
 import { RUNTIME, Runtime } from '@app/platform';
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 
 export interface WatchLimits {
   /** Long-lived sessions one worker keeps open at most. */
@@ -86,9 +85,7 @@ export class ToolChangeWatcher implements OnModuleDestroy {
    */
   adopt(server: ServerRecord, credentials: StoredCredentials, discoveredAt: Date | undefined, session: McpSession): boolean {
     if (this.stopped) return false;
-    const fingerprint = createHash('sha256')
-      .update(JSON.stringify([server.transport, server.url, server.command, server.args, server.env, server.headers, credentials]))
-      .digest('hex');
+    const fingerprint = connectionFingerprint(connectionOf(server, credentials));
     const current = this.watches.get(server.id);
     if (current?.fingerprint === fingerprint) {
       current.discoveredAt = discoveredAt ?? current.discoveredAt;

@@ -1,6 +1,6 @@
 import { CatalogEntryRepository } from '@app/database';
 import { instantiate, InputValue, ServerJson } from '@app/catalog';
-import { FieldError, ForbiddenError, InvalidInputError, Principal } from '@app/domain';
+import { CONNECTION_FIELDS, FieldError, ForbiddenError, InvalidInputError, Principal } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { CreateServerDto } from '../servers/server.dto';
 import { createValidationPipe } from '../http/validation.pipe';
@@ -10,7 +10,8 @@ import { catalogScopeOf } from './catalog.service';
 export const CATALOG_NAME_LABEL = 'catalog.name';
 export const CATALOG_VERSION_LABEL = 'catalog.version';
 
-const CONNECTION_FIELDS = ['transport', 'url', 'command', 'args', 'env', 'credentials'] as const;
+/** The parts of the connection a catalog entry decides; headers and auth stay the caller's to give. */
+const FROM_ENTRY = CONNECTION_FIELDS.filter((f) => f !== 'headers' && f !== 'auth');
 const MAX_INPUTS = 64;
 const MAX_INPUT_LENGTH = 8192;
 
@@ -42,7 +43,7 @@ export class CatalogRegistrationService {
 
   async toRegistration(principal: Principal, dto: CreateServerDto): Promise<CreateServerDto> {
     const from = dto.fromCatalog!;
-    const given = CONNECTION_FIELDS.filter((f) => dto[f] !== undefined);
+    const given = FROM_ENTRY.filter((f) => dto[f] !== undefined);
     if (given.length) {
       const message = 'comes from the catalog entry with fromCatalog; give its inputs instead';
       throw new InvalidInputError(given.map((f) => `${f}: ${message}`).join('; '), given.map((field) => ({ field, message })));

@@ -3,7 +3,7 @@ import { AppConfig, APP_CONFIG, ConfigError } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
 import { ServerChange, ServerCreate, ServerRepository } from '@app/database';
 import { StdioWorkspaces } from '@app/mcp';
-import { ConflictError, ServerCredentials, ServerKind, ServerRecord, ServerStatus, ToolPolicy, TransportType, timeOrderedUuid } from '@app/domain';
+import { ConflictError, connectionFingerprint, connectionOf, ServerCredentials, ServerKind, ServerRecord, ServerStatus, ToolPolicy, TransportType, timeOrderedUuid } from '@app/domain';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
 import { AuditActor, AuditService } from '../audit/audit.service';
@@ -27,7 +27,6 @@ function sourcedFields(d: Desired): Pick<ServerCreate, SourcedFields> {
   return { transport, url, command, args, env, headers, enabled, metadata, discoveryIntervalSeconds };
 }
 
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const sortedJson = (v: Record<string, unknown> | null | undefined) => JSON.stringify(Object.entries(v ?? {}).sort(([x], [y]) => x.localeCompare(y)));
 
 /**
@@ -179,14 +178,16 @@ export class PlatformServersService implements OnApplicationBootstrap {
   private async update(kind: ServerKind, s: ServerRecord, d: Desired, actor: AuditActor): Promise<void> {
     const stored = await this.servers.findCredentials(s.id);
     const credentialsChanged = !this.sameCredentials(s.id, stored?.credentialsCipher ?? null, stored?.credentialsEnv ?? null, d.credentials);
-    const connectionChanged =
-      credentialsChanged ||
-      s.transport !== d.transport ||
-      s.url !== d.url ||
-      s.command !== d.command ||
-      !sameJson(s.args, d.args) ||
-      sortedJson(s.env) !== sortedJson(d.env) ||
-      sortedJson(s.headers) !== sortedJson(d.headers);
+    // The wanted connection against the stored one. Credentials are sealed anew on every write: they are compared by
+    // their plain value above, and enter both sides alike here.
+    const reached = (c: Pick<ServerRecord, 'transport' | 'url' | 'command' | 'args' | 'env' | 'headers'>) =>
+      connectionFingerprint(
+        connectionOf(
+          { ...s, transport: c.transport, url: c.url, command: c.command, args: c.args, env: c.env, headers: c.headers },
+          { credentialsCipher: null, credentialsEnv: null },
+        ),
+      );
+    const connectionChanged = credentialsChanged || reached(s) !== reached(d);
     const labelsChanged = sortedJson(s.metadata) !== sortedJson(d.metadata) || s.discoveryIntervalSeconds !== d.discoveryIntervalSeconds;
     const enabledChanged = s.enabled !== d.enabled;
     const policyChanged = s.toolPolicy !== d.toolPolicy;

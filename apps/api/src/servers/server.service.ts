@@ -10,6 +10,7 @@ import {
 } from '@app/database';
 import { CredentialsCipher } from '@app/credentials';
 import {
+  CONNECTION_FIELDS,
   ConflictError,
   DomainError,
   FieldError,
@@ -62,8 +63,6 @@ const QUEUED = 'discovery queued';
 /** Address lookups a batch registration runs at a time (the outbound policy resolves each tenant host). */
 const OUTBOUND_CHECKS_AT_ONCE = 8;
 const DISABLED = 'disabled';
-/** Fields whose change means the server must be discovered again. */
-const CONNECTION_FIELDS = ['transport', 'url', 'command', 'args', 'env', 'headers', 'credentials', 'auth'] as const;
 
 function cleanName(name: string): string {
   const trimmed = name.trim();
@@ -295,6 +294,7 @@ export class ServerService {
     }
 
     const enabled = dto.enabled ?? server.enabled;
+    // Giving any part of how the server is reached asks for a new discovery (credentials cannot be compared: sealed anew).
     const rediscover = enabled && (CONNECTION_FIELDS.some((f) => given.includes(f)) || (!server.enabled && dto.enabled === true));
     if (!enabled && server.enabled) {
       Object.assign(change, { status: ServerStatus.DISCONNECTED, statusReason: DISABLED });

@@ -1,8 +1,10 @@
-import { ServerKind, ServerStatus } from '@app/domain';
+import { connectionFingerprint, connectionOf, ServerKind, ServerStatus } from '@app/domain';
+import type { Transport as DbTransport } from '../generated/prisma/client';
 import { Inject, Injectable } from '@nestjs/common';
 import { isUuid } from '../page';
 import { Sql } from '../sql';
 import { SQL } from '../tokens';
+import { stringRecord, toAuthConfig, transportFromDb } from './server.mapper';
 import {
   LIVE_SERVER,
   SERVED_ANNOTATIONS_TITLE,
@@ -43,16 +45,17 @@ export interface CatalogServerRow {
   enabled: boolean;
   /** Whether its tools are searchable and callable now (LIVE_SERVER in effective-tools.ts). */
   live: boolean;
-  /** Changes whenever how the server is reached changes (address, command, headers, credentials): pooled sessions must not outlive it. */
+  /** The fingerprint of how the server is reached (connectionFingerprint): pooled sessions must not outlive a change of it. */
   connection: string;
   /** Changes whenever one of its served tools changes (SERVED_TOOLS_HASH). */
   toolsHash: string;
 }
 
-const CONNECTION = `md5(json_build_array(s.transport, s.url, s.command, s.args, s.env, s.headers,
-  s.credentials_cipher, s.credentials_env, s.app_slug, s.account_id)::text)`;
+/** What the server's connection is made of (see connectionOf): its fingerprint is computed from them as it is everywhere. */
+const CONNECTION_COLUMNS = `s.transport, s.url, s.command, s.args, s.env, s.headers, s.credentials_cipher, s.credentials_env, s.app_slug, s.account_id,
+  s.oauth_config, s.oauth_client_secret_cipher`;
 
-const SERVER_COLUMNS = `s.id, s.name, coalesce(s.server_title, s.server_name) AS self_name, s.kind, s.tenant_id, s.status, s.enabled, ${CONNECTION} AS connection, ${SERVED_TOOLS_HASH} AS tools_hash`;
+const SERVER_COLUMNS = `s.id, s.name, coalesce(s.server_title, s.server_name) AS self_name, s.kind, s.tenant_id, s.status, s.enabled, ${CONNECTION_COLUMNS}, ${SERVED_TOOLS_HASH} AS tools_hash`;
 
 interface RawServer {
   id: string;
@@ -63,7 +66,18 @@ interface RawServer {
   status: ServerStatus;
   enabled: boolean;
   live: boolean;
-  connection: string;
+  transport: DbTransport;
+  url: string | null;
+  command: string | null;
+  args: string[] | null;
+  env: unknown;
+  headers: unknown;
+  credentials_cipher: string | null;
+  credentials_env: string | null;
+  app_slug: string | null;
+  account_id: string | null;
+  oauth_config: unknown;
+  oauth_client_secret_cipher: string | null;
   tools_hash: string;
 }
 
@@ -86,7 +100,32 @@ const TOOL_COLUMNS = `t.server_id, t.name AS tool_name, ${SERVED_TITLE} AS title
   ${SERVED_ANNOTATIONS_TITLE} AS annotations_title`;
 
 function toServer(r: RawServer): CatalogServerRow {
-  return { id: r.id, name: r.name, selfName: r.self_name, kind: r.kind, tenantId: r.tenant_id, status: r.status, enabled: r.enabled, live: r.live, connection: r.connection, toolsHash: r.tools_hash };
+  const connection = connectionOf(
+    {
+      transport: transportFromDb(r.transport),
+      url: r.url,
+      command: r.command,
+      args: r.args ?? [],
+      env: stringRecord(r.env),
+      headers: stringRecord(r.headers),
+      auth: toAuthConfig(r.oauth_config, r.oauth_client_secret_cipher),
+      appSlug: r.app_slug,
+      accountId: r.account_id,
+    },
+    { credentialsCipher: r.credentials_cipher, credentialsEnv: r.credentials_env },
+  );
+  return {
+    id: r.id,
+    name: r.name,
+    selfName: r.self_name,
+    kind: r.kind,
+    tenantId: r.tenant_id,
+    status: r.status,
+    enabled: r.enabled,
+    live: r.live,
+    connection: connectionFingerprint(connection),
+    toolsHash: r.tools_hash,
+  };
 }
 
 function toTool(r: RawTool): CatalogToolRow {

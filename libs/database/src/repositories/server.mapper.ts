@@ -22,7 +22,7 @@ export function transportFromDb(t: DbTransport): TransportType {
   return FROM_DB[t];
 }
 
-function stringRecord(value: unknown): Record<string, string> {
+export function stringRecord(value: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     for (const [k, v] of Object.entries(value)) if (typeof v === 'string') out[k] = v;
@@ -48,7 +48,7 @@ export function toAuthorizationView(value: unknown): ServerAuthorizationView {
   };
 }
 
-function toAuthConfig(value: unknown, secretCipher: string | null | undefined): ServerAuthConfig | null {
+export function toAuthConfig(value: unknown, secretCipher: string | null | undefined): ServerAuthConfig | null {
   const v = objectOrNull(value);
   if (!v) return null;
   return {
