@@ -28,7 +28,7 @@ describe('tool search on real servers: the failure cases', () => {
 
     it('is empty only when the caller may see no tool at all', () => {
       expect(index.search('qwzx vbnmk plorf', { visible: () => false })).toEqual([]);
-      expect(index.search('send an email', { visible: { tenantId: 'nobody' }, serverIds: ['no-such-server'] })).toEqual([]);
+      expect(index.search('send an email', { visible: { type: 'tenant', tenantId: 'nobody' }, serverIds: ['no-such-server'] })).toEqual([]);
     });
   });
 

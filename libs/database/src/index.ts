@@ -4,7 +4,7 @@ export { DatabaseAvailability, isDatabaseUnavailable, DATABASE_RETRY_AFTER_SECON
 export { PRISMA, SQL } from './tokens';
 export { DatabaseModule } from './database.module';
 export { Page, PageRequest, Cursor, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, encodeCursor, decodeCursor, isUuid } from './page';
-export { ReadScope, PLATFORM_SCOPE, ownerScopeOf } from './scope';
+export { ReadScope, PLATFORM_SCOPE, ownerScopeOf, visibleSql } from './scope';
 export { translatePrismaError, prismaCode } from './prisma-errors';
 export { TenantRepository, TenantRecord, TenantLimitOverrides } from './repositories/tenant.repository';
 export { ApiKeyRepository, ApiKeyRecord } from './repositories/api-key.repository';
@@ -48,7 +48,6 @@ export {
   SERVED_TOOL,
   SERVED_DEFINITION,
   definitionJson,
-  visibleTo,
 } from './repositories/effective-tools';
 export { DiscoveryRunRepository, DiscoveryRunRecord, DroppedTool, ToolChange } from './repositories/discovery-run.repository';
 export {

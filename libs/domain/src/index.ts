@@ -49,6 +49,7 @@ export {
   ServerAuthConfig,
 } from './server';
 export { timeOrderedUuid, canonicalId } from './ids';
+export { Viewer, maySee, viewerTenant } from './visibility';
 export { ServerConnection, CONNECTION_FIELDS, ConnectionField, connectionOf, connectionFingerprint } from './connection';
 export { textProblem } from './text';
 export { REQUEST_LIMITS, parseKinds } from './request-limits';

@@ -43,7 +43,7 @@ describe('evaluate', () => {
 
   it('searches within the visibility it is given', () => {
     const q = [{ id: 'kv', query: 'store a value', expected: [{ serverId: 'kv', toolName: 'put_value' }] }];
-    expect(evaluate(index, q, { visible: { tenantId: 'tenant-a' } }).recallAt1).toBe(1);
-    expect(evaluate(index, q, { visible: { tenantId: 'tenant-b' } }).recallAt5).toBe(0);
+    expect(evaluate(index, q, { visible: { type: 'tenant', tenantId: 'tenant-a' } }).recallAt1).toBe(1);
+    expect(evaluate(index, q, { visible: { type: 'tenant', tenantId: 'tenant-b' } }).recallAt5).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 export { ToolSearchIndex } from './tool-search-index';
 export type { IndexStats, ToolSearchIndexOptions } from './tool-search-index';
-export type { Confidence, SearchHit, SearchOptions, TenantScope, ToolDocument, Visibility } from './tool-document';
+export type { Confidence, SearchHit, SearchOptions, ToolDocument, Visibility } from './tool-document';
 export { DEFAULT_RANKING } from './ranking';
 export type { FieldParams, RankingParams } from './ranking';
 export { Field, FIELD_COUNT, fieldTokens, schemaText, splitPurpose } from './fields';

@@ -221,7 +221,7 @@ export function measureQueryLatency(
   limit = 10,
 ): LatencyReport {
   const list: LatencyQuery[] = queries.map((q) => (typeof q === 'string' ? { query: q } : q));
-  const scope: Visibility = { tenantId: 'tenant-7' };
+  const scope: Visibility = { type: 'tenant', tenantId: 'tenant-7' };
   for (const q of list) index.search(q.query, { limit, visible: q.visible ?? scope });
   const samples: number[] = [];
   for (let it = 0; it < iterations; it++) {

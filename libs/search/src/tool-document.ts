@@ -1,3 +1,4 @@
+import type { Viewer } from '@app/domain';
 /**
  * What the search index knows of one tool of one server. The index keeps a reference to the object it was
  * given and hands it back in results; treat it as immutable once indexed.
@@ -17,13 +18,11 @@ export interface ToolDocument {
   readonly annotations?: { readonly title?: string } & Readonly<Record<string, unknown>>;
 }
 
-/** Tools the caller may see: platform tools plus those of one tenant (null: platform tools only). */
-export interface TenantScope {
-  readonly tenantId: string | null;
-}
-
-/** Either a tenant scope or a predicate over documents (for the administrator: `() => true`). */
-export type Visibility = TenantScope | ((doc: ToolDocument) => boolean);
+/**
+ * Who is asking (a Viewer: the tools of the servers it may see, by maySee), or a predicate over documents, for a
+ * caller that narrows the viewer's tools further (compose it with maySee).
+ */
+export type Visibility = Viewer | ((doc: ToolDocument) => boolean);
 
 export interface SearchOptions {
   /** Results wanted, 1-100 (default 10). */

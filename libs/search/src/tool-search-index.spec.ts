@@ -138,14 +138,19 @@ describe('ToolSearchIndex scoping', () => {
   ]);
 
   it('shows a tenant the platform tools and its own, never another tenant’s', () => {
-    const hits = names(index, 'send email', { visible: { tenantId: 'acme' } });
+    const hits = names(index, 'send email', { visible: { type: 'tenant', tenantId: 'acme' } });
     expect(hits.sort()).toEqual(['acme-mail:send_email', 'platform:send_email']);
-    const other = names(index, 'email', { visible: { tenantId: 'globex' }, limit: 100 });
+    const other = names(index, 'email', { visible: { type: 'tenant', tenantId: 'globex' }, limit: 100 });
     expect(other).not.toContain('acme-mail:send_email');
   });
 
-  it('shows only platform tools to a scope without a tenant', () => {
-    expect(names(index, 'send email', { visible: { tenantId: null } })).toEqual(['platform:send_email']);
+  it('shows a tenant without servers of its own only the platform tools, and the administrator every tool', () => {
+    expect(names(index, 'send email', { visible: { type: 'tenant', tenantId: 'nobody' } })).toEqual(['platform:send_email']);
+    expect(names(index, 'send email', { visible: { type: 'admin' }, limit: 100 }).sort()).toEqual(['acme-mail:send_email', 'globex-mail:send_email', 'platform:send_email']);
+  });
+
+  it('refuses a search that does not say who is asking', () => {
+    expect(() => index.search('email', { visible: { tenantId: 'acme' } as never })).toThrow(TypeError);
   });
 
   it('applies a visibility predicate', () => {
@@ -157,8 +162,8 @@ describe('ToolSearchIndex scoping', () => {
       'acme-mail:send_email',
       'globex-mail:send_email',
     ]);
-    expect(names(index, 'email', { kinds: ['INTEGRATION'], visible: { tenantId: 'acme' } })).toEqual([]);
-    expect(names(index, 'email', { serverIds: ['platform', 'globex-mail'], visible: { tenantId: 'acme' } })).toEqual([
+    expect(names(index, 'email', { kinds: ['INTEGRATION'], visible: { type: 'tenant', tenantId: 'acme' } })).toEqual([]);
+    expect(names(index, 'email', { serverIds: ['platform', 'globex-mail'], visible: { type: 'tenant', tenantId: 'acme' } })).toEqual([
       'platform:send_email',
     ]);
   });
@@ -169,7 +174,7 @@ describe('ToolSearchIndex scoping', () => {
       crowded.upsertServerTools(`t${i}`, [tool(`t${i}`, 'deploy_app', { tenantId: 'other', description: 'Deploy the app deploy deploy' })]);
     }
     crowded.upsertServerTools('mine', [tool('mine', 'deploy', { tenantId: 'me', description: 'Start a rollout' })]);
-    expect(names(crowded, 'deploy app', { visible: { tenantId: 'me' }, limit: 5 })).toEqual(['mine:deploy']);
+    expect(names(crowded, 'deploy app', { visible: { type: 'tenant', tenantId: 'me' }, limit: 5 })).toEqual(['mine:deploy']);
   });
 });
 

@@ -1,3 +1,4 @@
+import { maySee } from '@app/domain';
 import { FIELD_COUNT, Field, fieldTokens } from './fields';
 import { DEFAULT_RANKING, RankingParams } from './ranking';
 import { alternativesOf, expandPhrases } from './synonyms';
@@ -750,11 +751,10 @@ function acceptor(options: SearchOptions): (doc: ToolDocument) => boolean {
 
 function visibility(visible: Visibility): (doc: ToolDocument) => boolean {
   if (typeof visible === 'function') return visible;
-  if (visible === null || typeof visible !== 'object' || !('tenantId' in visible)) {
-    throw new TypeError('search needs a visibility: a tenant scope {tenantId} or a predicate');
+  if (visible === null || typeof visible !== 'object' || (visible.type !== 'admin' && visible.type !== 'tenant')) {
+    throw new TypeError('search needs a visibility: a viewer ({type: "admin"} or {type: "tenant", tenantId}) or a predicate');
   }
-  const tenantId = visible.tenantId;
-  return (doc) => doc.tenantId === null || (tenantId !== null && doc.tenantId === tenantId);
+  return (doc) => maySee(visible, doc.tenantId);
 }
 
 /** Negative when `score`/`doc` ranks before `c`. */

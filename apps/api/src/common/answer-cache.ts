@@ -1,5 +1,5 @@
 import { ChangeFeed, FeedChange } from '@app/database';
-import { isAdmin, Principal } from '@app/domain';
+import { isAdmin, maySee, Principal } from '@app/domain';
 import { Metrics } from '@app/observability';
 import { METRICS } from '@app/platform';
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
@@ -120,7 +120,7 @@ export class AnswerCache implements OnModuleDestroy {
       return undefined;
     }
     const s = entry.subject;
-    if ('serverId' in s && !isAdmin(principal) && s.tenantId !== null && s.tenantId !== principal.tenantId) return undefined;
+    if ('serverId' in s && !maySee(principal, s.tenantId)) return undefined;
     // Most recently used last: the oldest is dropped first when room is needed.
     this.entries.delete(key);
     this.entries.set(key, entry);

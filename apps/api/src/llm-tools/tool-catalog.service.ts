@@ -1,6 +1,6 @@
 import { CatalogRepository, CatalogServerRow, CatalogToolRow, ChangeFeed, FeedChange } from '@app/database';
 import { RUNTIME, Runtime } from '@app/platform';
-import { isAdmin, parseKinds, Principal, REQUEST_LIMITS, ServerKind, ToolDefinition } from '@app/domain';
+import { maySee, parseKinds, Principal, REQUEST_LIMITS, ServerKind, ToolDefinition } from '@app/domain';
 import type { SearchToolsInput, SearchToolsResult } from '@app/mcp-server';
 import { ToolSearchIndex } from '@app/search';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
@@ -154,13 +154,13 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
       limit: input.limit ?? REQUEST_LIMITS.searchLimitDefault,
       kinds,
       serverIds: input.serverIds,
-      visible: isAdmin(principal) ? () => true : { tenantId: principal.tenantId },
+      visible: principal,
     });
     const definitions = await this.definitionsOf(hits.map((h) => h.doc as CatalogTool));
     const results: SearchToolsResult['results'] = [];
     hits.forEach((h, i) => {
       const tool = definitions[i];
-      // A tool removed since the index last heard of it is left out; the feed will catch up within a second.
+      // A tool removed since the index last heard of it is left out; the change feed is catching up.
       if (tool) results.push({ serverId: h.doc.serverId, serverName: h.doc.serverName, tool, score: h.score, confidence: h.confidence });
     });
     return { results };
@@ -170,7 +170,7 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
   find(principal: Principal, serverId: string): CatalogServer | undefined {
     const server = this.servers.get(serverId);
     if (!server) return undefined;
-    if (!isAdmin(principal) && server.tenantId !== null && server.tenantId !== principal.tenantId) return undefined;
+    if (!maySee(principal, server.tenantId)) return undefined;
     return server;
   }
 

@@ -61,8 +61,3 @@ export const SERVED_ANNOTATIONS_TITLE = `(COALESCE(o.annotations, t.annotations)
  */
 export const SERVED_TOOLS_HASH = `(SELECT md5(coalesce(string_agg(t.name || ':' || t.hash || ':' || COALESCE(extract(epoch FROM o.updated_at)::text, ''), ',' ORDER BY t.position, t.name), ''))
    FROM tools t ${TOOL_OVERRIDE_JOIN} WHERE t.server_id = s.id AND ${SERVED_TOOL})`;
-
-/** `s` may be seen by the caller whose tenant id is the parameter `param` (null: the administrator, who sees all). */
-export function visibleTo(param: string): string {
-  return `(${param}::uuid IS NULL OR s.tenant_id IS NULL OR s.tenant_id = ${param}::uuid)`;
-}

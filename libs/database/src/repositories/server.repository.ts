@@ -1,9 +1,9 @@
-import { ConflictError, QuotaExceededError, ServerKind, ServerRecord, ServerStatus, StoredCredentials, ToolPolicy, TransportType } from '@app/domain';
+import { ConflictError, QuotaExceededError, ServerKind, ServerRecord, ServerStatus, StoredCredentials, ToolPolicy, TransportType, viewerTenant } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
 import { translatePrismaError } from '../prisma-errors';
-import { ownerScopeOf, PLATFORM_SCOPE, ReadScope } from '../scope';
+import { ownerScopeOf, PLATFORM_SCOPE, ReadScope, visibleSql } from '../scope';
 import { AuditEventInput, auditInsert } from './audit.repository';
 import type { Server } from '../generated/prisma/client';
 import { Sql } from '../sql';
@@ -195,8 +195,8 @@ export class ServerRepository {
     if (!isUuid(id)) return null;
     // The hottest read of the API (every server lookup): one plain statement.
     const rows = await this.sql.query<Server>(
-      `SELECT ${SERVER_COLUMNS} FROM servers WHERE id = $1::uuid AND ($2::uuid IS NULL OR tenant_id IS NULL OR tenant_id = $2::uuid)`,
-      [id, scope.type === 'admin' ? null : scope.tenantId],
+      `SELECT ${SERVER_COLUMNS} FROM servers WHERE id = $1::uuid AND ${visibleSql('tenant_id', '$2')}`,
+      [id, viewerTenant(scope)],
     );
     return rows.length ? toServerRecord(rows[0]) : null;
   }
@@ -222,7 +222,7 @@ export class ServerRepository {
     const where: string[] = [];
     const values: unknown[] = [];
     const param = (v: unknown) => `$${values.push(v)}`;
-    if (scope.type !== 'admin') where.push(`(tenant_id IS NULL OR tenant_id = ${param(scope.tenantId)}::uuid)`);
+    if (scope.type !== 'admin') where.push(visibleSql('tenant_id', param(viewerTenant(scope))));
     if (filter.kinds?.length) where.push(`kind = ANY(${param(filter.kinds)}::"ServerKind"[])`);
     if (filter.status) where.push(`status = ${param(filter.status)}::"ServerStatus"`);
     if (filter.q) {

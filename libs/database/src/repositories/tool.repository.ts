@@ -1,10 +1,10 @@
-import { ToolDefinition } from '@app/domain';
+import { ToolDefinition, viewerTenant } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { isUuid } from '../page';
-import { ReadScope } from '../scope';
+import { ReadScope, visibleSql } from '../scope';
 import { Sql } from '../sql';
 import { SQL } from '../tokens';
-import { LIVE_SERVER, SERVED_DEFINITION, SERVED_TOOL, TOOL_OVERRIDE_JOIN, visibleTo } from './effective-tools';
+import { LIVE_SERVER, SERVED_DEFINITION, SERVED_TOOL, TOOL_OVERRIDE_JOIN } from './effective-tools';
 
 /** A tool as stored: its definition and the sha256 of its RFC 8785 canonical JSON. */
 export interface StoredTool extends ToolDefinition {
@@ -36,10 +36,6 @@ export interface WithheldTool {
 /** Why tool `t` is not served: its definition's decision, else its override disables it. */
 const WITHHELD_REASON = `CASE WHEN t.approval = 'approved' THEN 'disabled' ELSE t.approval END`;
 
-function scopeParam(scope: ReadScope): string | null {
-  return scope.type === 'admin' ? null : scope.tenantId;
-}
-
 /**
  * The tools of servers, as callers are served them (see effective-tools.ts: approved, not disabled, overrides
  * applied, on live servers the caller may see), and what a server's owner sees besides.
@@ -64,9 +60,9 @@ export class ToolRepository {
     const rows = await this.sql.query<{ serverId: string; definition: ToolDefinition }>(
       `SELECT t.server_id AS "serverId", ${SERVED_DEFINITION} AS definition
          FROM servers s JOIN tools t ON t.server_id = s.id ${TOOL_OVERRIDE_JOIN}
-        WHERE s.id = ANY($1::uuid[]) AND ${visibleTo('$2')} AND ($3::boolean IS FALSE OR ${LIVE_SERVER}) AND ${SERVED_TOOL}
+        WHERE s.id = ANY($1::uuid[]) AND ${visibleSql('s.tenant_id', '$2')} AND ($3::boolean IS FALSE OR ${LIVE_SERVER}) AND ${SERVED_TOOL}
         ORDER BY t.server_id, t.position, t.name`,
-      [ids, scopeParam(scope), live],
+      [ids, viewerTenant(scope), live],
       'tools.served',
     );
     for (const row of rows) out.get(row.serverId)?.push(row.definition);

@@ -1,8 +1,8 @@
-import { ConflictError } from '@app/domain';
+import { ConflictError, viewerTenant } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import type { QueryResultRow } from 'pg';
 import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
-import { ownerScopeOf, ReadScope } from '../scope';
+import { ownerScopeOf, ReadScope, visibleSql } from '../scope';
 import { Sql } from '../sql';
 import { SQL } from '../tokens';
 import { AuditEventInput, auditInsert } from './audit.repository';
@@ -55,15 +55,11 @@ const COLUMNS = `v.id, v.tenant_id AS "tenantId", v.name, v.description, v.creat
   (SELECT json_agg(json_build_object('serverId', m.server_id, 'toolName', m.tool_name, 'serverName', s.name) ORDER BY m.position)
      FROM virtual_server_members m JOIN servers s ON s.id = m.server_id WHERE m.virtual_server_id = v.id) AS members`;
 
-/** A tenant sees its own and the platform's; the admin every one. */
-const VISIBLE = `($2::uuid IS NULL OR v.tenant_id IS NULL OR v.tenant_id = $2::uuid)`;
+/** A tenant sees its own and the platform's; the admin every one (the rule servers are seen by). */
+const VISIBLE = visibleSql('v.tenant_id', '$2');
 
 function toRecord(r: Row): VirtualServerRecord {
   return { ...r, members: r.members ?? [] };
-}
-
-function scopeTenant(scope: ReadScope): string | null {
-  return scope.type === 'admin' ? null : scope.tenantId;
 }
 
 type Query = <R extends QueryResultRow>(text: string, values?: unknown[]) => Promise<R[]>;
@@ -116,7 +112,7 @@ export class VirtualServerRepository {
   /** One virtual server if the scope may see it, else null (a tenant never learns that another's exists). */
   async findById(id: string, scope: ReadScope): Promise<VirtualServerRecord | null> {
     if (!isUuid(id)) return null;
-    const rows = await this.sql.query<Row>(`SELECT ${COLUMNS} FROM virtual_servers v WHERE v.id = $1::uuid AND ${VISIBLE}`, [id, scopeTenant(scope)], 'virtual.find');
+    const rows = await this.sql.query<Row>(`SELECT ${COLUMNS} FROM virtual_servers v WHERE v.id = $1::uuid AND ${VISIBLE}`, [id, viewerTenant(scope)], 'virtual.find');
     return rows.length ? toRecord(rows[0]) : null;
   }
 
@@ -127,7 +123,7 @@ export class VirtualServerRepository {
       `SELECT ${COLUMNS} FROM virtual_servers v
         WHERE ($1::timestamptz IS NULL OR (v.created_at, v.id) > ($1::timestamptz, $3::uuid)) AND ${VISIBLE}
         ORDER BY v.created_at, v.id LIMIT $4`,
-      [after?.at ?? null, scopeTenant(scope), after?.id ?? null, page.pageSize + 1],
+      [after?.at ?? null, viewerTenant(scope), after?.id ?? null, page.pageSize + 1],
     );
     return toPage(rows.map(toRecord), page.pageSize, LIST, (r) => ({ at: r.createdAt, id: r.id }));
   }
@@ -150,8 +146,8 @@ export class VirtualServerRepository {
     const valid = ids.filter(isUuid);
     if (valid.length === 0) return [];
     const rows = await this.sql.query<{ id: string; name: string; tenant_id: string | null }>(
-      `SELECT id, name, tenant_id FROM servers WHERE id = ANY($1::uuid[]) AND ($2::uuid IS NULL OR tenant_id IS NULL OR tenant_id = $2::uuid)`,
-      [valid, scopeTenant(scope)],
+      `SELECT id, name, tenant_id FROM servers WHERE id = ANY($1::uuid[]) AND ${visibleSql('tenant_id', '$2')}`,
+      [valid, viewerTenant(scope)],
     );
     return rows.map((r) => ({ id: r.id, name: r.name, tenantId: r.tenant_id }));
   }
