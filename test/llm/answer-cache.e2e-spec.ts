@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { CHANGE_LISTENER_APPLICATION_NAME } from '@app/database';
+import { ChangeFeed, CHANGE_LISTENER_APPLICATION_NAME } from '@app/database';
 import { AnswerCache } from '../../apps/api/src/common/answer-cache';
 import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 import { startTestApp, TestApp } from '../support/app';
@@ -31,6 +31,8 @@ describe('kept read answers (mcp-get-server-info, mcp-list-servers, GET /servers
     other = new Client({ connectionString: t.database.url });
     await other.connect();
     await waitFor('listening for registry changes', async () => cache.active, 10_000, 20);
+    // The registrations' own changes delivered: none of them drops an answer a test keeps.
+    await t.app.get(ChangeFeed).read();
   });
   afterAll(async () => {
     await other?.end();
@@ -55,13 +57,14 @@ describe('kept read answers (mcp-get-server-info, mcp-list-servers, GET /servers
     const listed = await t.request('POST', '/api/v1/llm/mcp-list-servers', { key: a.key, body: { pageSize: 100 } });
     const client = await mcpClient(t, a.key);
     try {
-      const hits = cache.stats.hits;
+      // Served from what the RPC routes kept: hits, and no read of its own.
+      const { hits, misses } = cache.stats;
       const viaMcp = structured(await client.callTool({ name: 'get_server_info', arguments: { serverId: mine } }));
       expect(viaMcp).toEqual(rpc.body);
-      expect(cache.stats.hits).toBe(hits + 1);
       const listViaMcp = structured(await client.callTool({ name: 'list_servers', arguments: { pageSize: 100 } }));
       expect(listViaMcp).toEqual(listed.body);
-      expect(cache.stats.hits).toBe(hits + 2);
+      expect(cache.stats.hits).toBeGreaterThanOrEqual(hits + 2);
+      expect(cache.stats.misses).toBe(misses);
       // And a tenant that may not see the server is not shown the kept answer there either.
       const other = await mcpClient(t, b.key);
       try {
@@ -160,7 +163,10 @@ describe('kept read answers (mcp-get-server-info, mcp-list-servers, GET /servers
 
   it('keeps nothing while it cannot listen, and listens again after its connection is cut', async () => {
     await info(a.key, mine);
-    await other.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN server_changes' AND datname = current_database()`);
+    // Found by its name: its last statement may be a heartbeat rather than the LISTEN.
+    await other.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, [
+      CHANGE_LISTENER_APPLICATION_NAME,
+    ]);
     await waitFor('the listener to notice', async () => !cache.active, 5000, 5);
     expect(cache.size.entries).toBe(0);
     // Answers are still right meanwhile, read afresh.
