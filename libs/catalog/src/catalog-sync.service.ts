@@ -71,7 +71,16 @@ export class CatalogSyncService {
       const live = await this.entries.versions({}, name);
       if (live.length === 0) gone.push(name);
     }
-    const disabled = await this.entries.disableBuiltInServersOf(gone, CATALOG_NAME_LABEL, 'disabled: its catalog entry was deleted upstream');
+    const reason = 'disabled: its catalog entry was deleted upstream';
+    const disabled = await this.entries.disableBuiltInServersOf(gone, CATALOG_NAME_LABEL, reason, (server) => ({
+      actorType: 'system',
+      actorId: `catalog source ${source.baseUrl}`,
+      tenantId: null,
+      action: 'server.update',
+      resourceType: 'server',
+      resourceId: server.id,
+      detail: { name: server.name, fields: ['enabled'], reason },
+    }));
     const summary = `${read.pages} pages, ${inserts.length} added, ${updates.length} updated, ${deletedNames.size} deleted, ${refused} refused by the schema, ${read.duplicates} duplicates dropped, ${disabled.length} servers disabled`;
     await this.sources.recordSuccess(source.id, summary, newest);
     this.logger.log({ sourceId, pages: read.pages, added: inserts.length, updated: updates.length, deleted: deletedNames.size, refused, durationMs: Date.now() - started }, 'catalog sync finished');

@@ -1,4 +1,4 @@
-import { DiscoveryStateRepository } from '@app/database';
+import { AuditEventInput, DiscoveryStateRepository } from '@app/database';
 import { DiscoveryProducer, DiscoveryTarget, DiscoveryTrigger, QueueUnavailableNowError } from '@app/queue';
 import { Injectable, Logger } from '@nestjs/common';
 
@@ -22,11 +22,12 @@ export class DiscoveryRequests {
    * Asks for a discovery of each enabled server among `targets`: it shows DISCOVERING ("discovery queued") with
    * `discoveryRequestedAt` set by the database, and its job is queued. A disabled or deleted server is left alone.
    * The queue being away is not an error: the row says what is due, and the workers' sweep queues it.
-   * Returns the servers asked for and the database's time of each request.
+   * Returns the servers asked for and the database's time of each request. `audit`: the records of an explicit request,
+   * written with the request itself (for the servers asked for only), both or neither.
    */
-  async request(targets: DiscoveryTarget[], trigger: DiscoveryTrigger): Promise<Map<string, Date>> {
+  async request(targets: DiscoveryTarget[], trigger: DiscoveryTrigger, audit: AuditEventInput[] = []): Promise<Map<string, Date>> {
     if (targets.length === 0) return new Map();
-    const stamped = await this.state.markRequestedMany(targets.map(idOf));
+    const stamped = await this.state.markRequestedMany(targets.map(idOf), audit);
     const due = targets.filter((t) => stamped.has(idOf(t)));
     try {
       if (due.length === 1) await this.producer.request(due[0], trigger);

@@ -35,8 +35,13 @@ export class IntegrationService {
     }
     const name = (dto.name ?? `pipedream-${dto.appSlug}${dto.accountId ? `-${dto.accountId}` : ''}`).trim();
     if (!name) throw new InvalidInputError('name: must not be blank', [{ field: 'name', message: 'must not be blank' }]);
+    const id = timeOrderedUuid();
+    // The server and its audit record are written by one statement: both or neither.
+    const audited = this.audit.eventsOf(principal, [
+      { action: 'integration.create', resourceType: 'server', resourceId: id, tenantId: principal.tenantId, detail: { name, appSlug: dto.appSlug, accountId: dto.accountId ?? null } },
+    ]);
     const server = await this.servers.create({
-      id: timeOrderedUuid(),
+      id,
       tenantId: principal.tenantId,
       name,
       kind: ServerKind.INTEGRATION,
@@ -55,15 +60,8 @@ export class IntegrationService {
       accountId: dto.accountId ?? null,
       status: ServerStatus.DISCOVERING,
       statusReason: 'discovery queued',
-    }, [], { maxServers: this.config.tenantLimits.maxServers });
+    }, audited, { maxServers: this.config.tenantLimits.maxServers });
     const asked = await this.requests.request([server.id], 'registered');
-    await this.audit.record(principal, {
-      action: 'integration.create',
-      resourceType: 'server',
-      resourceId: server.id,
-      tenantId: server.tenantId,
-      detail: { name: server.name, appSlug: server.appSlug, accountId: server.accountId },
-    });
     return toServerDto(withRequest(server, asked), principal);
   }
 }

@@ -134,13 +134,12 @@ export class PlatformServersService implements OnApplicationBootstrap {
       if (existing) await this.update(kind, existing, d, actor);
       else await this.create(kind, d, actor);
     }
+    // The servers no longer in the source are removed with their audit records: both or neither.
     const removed = await this.servers.deletePlatformKindExcept(
       kind,
       desired.map((d) => d.name),
+      (gone) => this.audit.eventsOf(actor, gone.map((g) => ({ action: 'server.delete', resourceType: 'server', resourceId: g.id, tenantId: null, detail: { name: g.name, kind } }))),
     );
-    for (const gone of removed) {
-      await this.audit.record(actor, { action: 'server.delete', resourceType: 'server', resourceId: gone.id, tenantId: null, detail: { name: gone.name, kind } });
-    }
     if (desired.length || removed.length) {
       this.logger.log({ kind, source, servers: desired.length, removed: removed.map((r) => r.name) }, 'platform servers synchronised');
     }
@@ -163,7 +162,7 @@ export class PlatformServersService implements OnApplicationBootstrap {
         accountId: null,
         status: d.enabled ? ServerStatus.DISCOVERING : ServerStatus.DISCONNECTED,
         statusReason: d.enabled ? 'discovery queued' : 'disabled',
-      });
+      }, this.audit.eventsOf(actor, [{ action: 'server.create', resourceType: 'server', resourceId: id, tenantId: null, detail: { name: d.name, kind } }]));
     } catch (err) {
       // Another replica starting at the same moment registered it first: bring that row in line instead.
       if (!(err instanceof ConflictError)) throw err;
@@ -172,7 +171,6 @@ export class PlatformServersService implements OnApplicationBootstrap {
       return this.update(kind, raced, d, actor);
     }
     if (d.enabled) await this.requests.request([server.id], 'startup');
-    await this.audit.record(actor, { action: 'server.create', resourceType: 'server', resourceId: server.id, tenantId: null, detail: { name: d.name, kind } });
   }
 
   private async update(kind: ServerKind, s: ServerRecord, d: Desired, actor: AuditActor): Promise<void> {
@@ -205,15 +203,15 @@ export class PlatformServersService implements OnApplicationBootstrap {
     const rediscover = d.enabled && (connectionChanged || (enabledChanged && d.enabled));
     if (!d.enabled) Object.assign(change, { status: ServerStatus.DISCONNECTED, statusReason: 'disabled' });
     else if (rediscover) Object.assign(change, { status: ServerStatus.DISCOVERING, statusReason: 'discovery queued' });
-    await this.servers.update(s.id, change);
-    if (rediscover) await this.requests.request([s.id], 'startup');
     const fields = [
       ...(connectionChanged ? ['connection'] : []),
       ...(labelsChanged ? ['labels'] : []),
       ...(enabledChanged ? ['enabled'] : []),
       ...(policyChanged ? ['toolPolicy'] : []),
     ];
-    await this.audit.record(actor, { action: 'server.update', resourceType: 'server', resourceId: s.id, tenantId: null, detail: { name: d.name, kind, fields } });
+    // The change and its audit record in one transaction: both or neither.
+    await this.servers.update(s.id, change, this.audit.eventsOf(actor, [{ action: 'server.update', resourceType: 'server', resourceId: s.id, tenantId: null, detail: { name: d.name, kind, fields } }]));
+    if (rediscover) await this.requests.request([s.id], 'startup');
   }
 
   private sameCredentials(serverId: string, cipher: string | null, env: string | null, wanted: Desired['credentials']): boolean {

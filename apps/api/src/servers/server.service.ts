@@ -301,35 +301,30 @@ export class ServerService {
     } else if (rediscover) {
       Object.assign(change, { status: ServerStatus.DISCOVERING, statusReason: QUEUED });
     }
-    let updated = await this.servers.update(server.id, change);
+    // The change and its audit record are written in one transaction: both or neither.
+    const audited = this.audit.eventsOf(principal, [
+      { action: 'server.update', resourceType: 'server', resourceId: server.id, tenantId: server.tenantId, detail: { name: change.name ?? server.name, fields: given.sort() } },
+    ]);
+    let updated = await this.servers.update(server.id, change, audited);
     await this.local?.serverChanged(server.id, { withdrawn: !updated.enabled });
     if (rediscover) updated = withRequest(updated, await this.requests.request([{ id: updated.id, tenantId: updated.tenantId }], 'updated'));
-    await this.audit.record(principal, {
-      action: 'server.update',
-      resourceType: 'server',
-      resourceId: server.id,
-      tenantId: server.tenantId,
-      detail: { name: updated.name, fields: given.sort() },
-    });
     return toServerDto(updated, principal);
   }
 
   async delete(principal: Principal, id: string): Promise<void> {
     const server = await this.findVisible(principal, id);
     assertWritable(principal, server);
-    await this.servers.delete(server.id);
+    await this.servers.delete(
+      server.id,
+      this.audit.eventsOf(principal, [
+        { action: 'server.delete', resourceType: 'server', resourceId: server.id, tenantId: server.tenantId, detail: { name: server.name, kind: server.kind } },
+      ]),
+    );
     await this.local?.serverChanged(server.id, { withdrawn: true });
     // Its sessions are closed by now (above); whatever its command left in its directory goes with it.
     if (server.transport === TransportType.STDIO) {
       await this.workspaces.remove(server.id).catch((err: Error) => this.logger.warn({ serverId: server.id, err: err.message }, 'the stdio working directory could not be removed'));
     }
-    await this.audit.record(principal, {
-      action: 'server.delete',
-      resourceType: 'server',
-      resourceId: server.id,
-      tenantId: server.tenantId,
-      detail: { name: server.name, kind: server.kind },
-    });
   }
 
   /** Queues a discovery now: the server shows DISCOVERING until the worker records the outcome. */
@@ -337,12 +332,14 @@ export class ServerService {
     const server = await this.findVisible(principal, id);
     assertOwnerOrAdmin(principal, server, 'ask for discoveries');
     if (!server.enabled) throw new ConflictError('the server is disabled; enable it (PATCH enabled: true) to discover it');
-    const asked = await this.requests.request([{ id: server.id, tenantId: server.tenantId }], 'manual');
-    // Disabled between the lookup and the request: say so rather than show a discovery that will not run.
+    const audited = this.audit.eventsOf(principal, [
+      { action: 'server.discover', resourceType: 'server', resourceId: server.id, tenantId: server.tenantId, detail: { name: server.name } },
+    ]);
+    const asked = await this.requests.request([{ id: server.id, tenantId: server.tenantId }], 'manual', audited);
+    // Disabled between the lookup and the request (nothing was stamped, nor audited): say so rather than show a
+    // discovery that will not run.
     if (asked.size === 0) throw new ConflictError('the server is disabled; enable it (PATCH enabled: true) to discover it');
-    const updated = withRequest(server, asked);
-    await this.audit.record(principal, { action: 'server.discover', resourceType: 'server', resourceId: server.id, tenantId: server.tenantId, detail: { name: server.name } });
-    return toServerDto(updated, principal);
+    return toServerDto(withRequest(server, asked), principal);
   }
 
   /** The served tools (also of a server not live now); for the owner and the admin, also those not served and why (when any). */

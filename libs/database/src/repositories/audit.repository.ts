@@ -38,18 +38,35 @@ export interface AuditFilter {
 
 const LIST = 'audit';
 
+/** Only the events whose resource is among the rows a change touched: `column` of the statement's `from` (a CTE). */
+export interface AuditCondition {
+  from: string;
+  column: string;
+}
+
+/**
+ * Writes audit events in the transaction of the change they record (a Prisma interactive transaction): both are
+ * committed or neither.
+ */
+export async function recordAuditIn(tx: Prisma.TransactionClient, events: AuditEventInput[]): Promise<void> {
+  if (events.length === 0) return;
+  const insert = auditInsert(events, 1);
+  await tx.$executeRawUnsafe(insert.text, ...insert.values);
+}
+
 /**
  * The statement that writes audit events, one array per column, with its parameters numbered from `first`:
  * on its own, or as part of the statement that makes the change it records (so that both are written or neither).
  */
-export function auditInsert(events: AuditEventInput[], first: number): { text: string; values: unknown[] } {
+export function auditInsert(events: AuditEventInput[], first: number, only?: AuditCondition): { text: string; values: unknown[] } {
   const $ = (n: number) => `$${first + n}`;
+  const where = only ? `\n       WHERE e.resource_id IN (SELECT ${only.column}::text FROM ${only.from})` : '';
   return {
     text: `INSERT INTO audit_events (id, at, actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail)
        SELECT id, COALESCE(at, now()), actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail
        FROM unnest(${$(0)}::uuid[], ${$(1)}::timestamptz[], ${$(2)}::text[], ${$(3)}::text[], ${$(4)}::uuid[], ${$(5)}::text[], ${$(6)}::text[],
                    ${$(7)}::text[], ${$(8)}::text[], ${$(9)}::int[], ${$(10)}::jsonb[])
-         AS e(id, at, actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail)`,
+         AS e(id, at, actor_type, actor_id, tenant_id, action, resource_type, resource_id, outcome, duration_ms, detail)${where}`,
     values: [
       events.map(() => randomUUID()),
       events.map((e) => e.at ?? null),

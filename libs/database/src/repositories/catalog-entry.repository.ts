@@ -4,6 +4,7 @@ import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
 import { ownerScopeOf } from '../scope';
 import { PRISMA } from '../tokens';
+import { AuditEventInput, recordAuditIn } from './audit.repository';
 
 export type CatalogEntryStatus = 'active' | 'deprecated' | 'deleted';
 
@@ -256,14 +257,24 @@ export class CatalogEntryRepository {
 
   /**
    * The platform's BUILT_IN servers made from these entries, disabled with the reason (an entry deleted
-   * upstream): they are no longer discovered or called. Returns their ids.
+   * upstream): they are no longer discovered or called. Each is disabled with the audit event `audit` makes for it,
+   * in one transaction: both or neither. Returns their ids.
    */
-  async disableBuiltInServersOf(names: string[], label: string, reason: string): Promise<string[]> {
+  async disableBuiltInServersOf(
+    names: string[],
+    label: string,
+    reason: string,
+    audit: (server: { id: string; name: string }) => AuditEventInput,
+  ): Promise<string[]> {
     if (names.length === 0) return [];
     const where: Prisma.ServerWhereInput = { tenantId: null, kind: 'BUILT_IN', enabled: true, OR: names.map((name) => ({ metadata: { path: [label], equals: name } })) };
-    const rows = await this.prisma.server.findMany({ where, select: { id: true } });
-    if (rows.length) await this.prisma.server.updateMany({ where: { id: { in: rows.map((r) => r.id) } }, data: { enabled: false, status: 'DISCONNECTED', statusReason: reason.slice(0, 500) } });
-    return rows.map((r) => r.id);
+    return this.prisma.$transaction(async (tx) => {
+      const rows = await tx.server.findMany({ where, select: { id: true, name: true } });
+      if (rows.length === 0) return [];
+      await tx.server.updateMany({ where: { id: { in: rows.map((r) => r.id) } }, data: { enabled: false, status: 'DISCONNECTED', statusReason: reason.slice(0, 500) } });
+      await recordAuditIn(tx, rows.map(audit));
+      return rows.map((r) => r.id);
+    });
   }
 
   /** Every entry of an owner (the platform's when null), for export, oldest first. */

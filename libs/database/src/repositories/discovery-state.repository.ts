@@ -6,6 +6,7 @@ import { PrismaClient } from '../generated/prisma/client';
 import { isUuid } from '../page';
 import { Sql, TransactionQuery } from '../sql';
 import { PRISMA, SQL } from '../tokens';
+import { AuditEventInput, auditInsert } from './audit.repository';
 import type { DroppedTool, ToolChange } from './discovery-run.repository';
 import { definitionJson } from './effective-tools';
 import { ServerEventInput, serverEventInsert } from './server-events';
@@ -503,15 +504,20 @@ export class DiscoveryStateRepository {
   /**
    * Discoveries were asked for: each enabled server among `ids` shows DISCOVERING, queued, stamped with the
    * database's clock (the clock the worker's claim is stamped with, so the result gate compares like with like,
-   * whatever the asking host's clock says). Returns the servers stamped and when (also their updatedAt).
+   * whatever the asking host's clock says). Returns the servers stamped and when (also their updatedAt). The audit
+   * events given are written, in the same statement, for the servers stamped only.
    */
-  async markRequestedMany(ids: string[]): Promise<Map<string, Date>> {
+  async markRequestedMany(ids: string[], audit: AuditEventInput[] = []): Promise<Map<string, Date>> {
     const valid = ids.filter(isUuid);
     if (valid.length === 0) return new Map();
-    const rows = await this.prisma.$queryRaw<{ id: string; at: Date }[]>`
-      UPDATE servers SET status = 'DISCOVERING', status_reason = 'discovery queued', discovery_requested_at = now(), updated_at = now()
-       WHERE id = ANY(${valid}::uuid[]) AND enabled
+    const stamp = `UPDATE servers SET status = 'DISCOVERING', status_reason = 'discovery queued', discovery_requested_at = now(), updated_at = now()
+       WHERE id = ANY($1::uuid[]) AND enabled
       RETURNING id, discovery_requested_at AS at`;
+    // The audit events of the servers stamped, in the same statement: a request and its record, both or neither.
+    const audited = audit.length > 0 ? auditInsert(audit, 2, { from: 'stamped', column: 'id' }) : undefined;
+    const rows = audited
+      ? await this.sql.query<{ id: string; at: Date }>(`WITH stamped AS (${stamp}), audited AS (${audited.text}) SELECT * FROM stamped`, [valid, ...audited.values])
+      : await this.sql.query<{ id: string; at: Date }>(stamp, [valid], 'discovery.request');
     return new Map(rows.map((r) => [r.id, r.at]));
   }
 

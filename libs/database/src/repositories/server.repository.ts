@@ -4,7 +4,7 @@ import { Prisma, PrismaClient } from '../generated/prisma/client';
 import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
 import { translatePrismaError } from '../prisma-errors';
 import { ownerScopeOf, PLATFORM_SCOPE, ReadScope, visibleSql } from '../scope';
-import { AuditEventInput, auditInsert } from './audit.repository';
+import { AuditEventInput, auditInsert, recordAuditIn } from './audit.repository';
 import type { Server } from '../generated/prisma/client';
 import { Sql } from '../sql';
 import { PRISMA, SQL } from '../tokens';
@@ -242,10 +242,11 @@ export class ServerRepository {
   }
 
   /**
-   * Changes a server the caller has already found in its scope. A tool policy changed to `open` approves every
-   * definition that waits (or was rejected), in the same transaction: under `open` nothing is held.
+   * Changes a server the caller has already found in its scope, with the audit events that record it: both or
+   * neither. A tool policy changed to `open` approves every definition that waits (or was rejected), in the same
+   * transaction: under `open` nothing is held.
    */
-  async update(id: string, change: ServerChange): Promise<ServerRecord> {
+  async update(id: string, change: ServerChange, audit: AuditEventInput[] = []): Promise<ServerRecord> {
     const { oauthConfig, ...rest } = change;
     const opened = change.toolPolicy === 'open';
     const data: Prisma.ServerUpdateInput = {
@@ -255,39 +256,50 @@ export class ServerRepository {
       transport: change.transport ? transportToDb(change.transport) : undefined,
     };
     try {
-      if (opened) {
-        const [server] = await this.prisma.$transaction([
-          this.prisma.server.update({ where: { id }, data }),
-          this.prisma.tool.updateMany({
+      return await this.prisma.$transaction(async (tx) => {
+        const row = await tx.server.update({ where: { id }, data });
+        if (opened) {
+          await tx.tool.updateMany({
             where: { serverId: id, approval: { not: 'approved' } },
             data: { approval: 'approved', approvedHash: null, approvedDefinition: Prisma.DbNull },
-          }),
-        ]);
-        return toServerRecord(server);
-      }
-      return toServerRecord(await this.prisma.server.update({ where: { id }, data }));
+          });
+        }
+        await recordAuditIn(tx, audit);
+        return toServerRecord(row);
+      });
     } catch (err) {
       translatePrismaError(err, { conflict: conflictMessage(change.name ?? ''), notFound: `server ${id} not found` });
     }
   }
 
-  async delete(id: string): Promise<void> {
+  /** Deletes a server with the audit events that record it: both or neither. */
+  async delete(id: string, audit: AuditEventInput[] = []): Promise<void> {
     try {
-      await this.prisma.server.delete({ where: { id } });
+      await this.prisma.$transaction(async (tx) => {
+        await tx.server.delete({ where: { id } });
+        await recordAuditIn(tx, audit);
+      });
     } catch (err) {
       translatePrismaError(err, { notFound: `server ${id} not found` });
     }
   }
 
-  /** Removes the platform's servers of one kind whose names are not listed; returns those removed. */
-  async deletePlatformKindExcept(kind: ServerKind, keep: string[]): Promise<{ id: string; name: string }[]> {
-    const gone = await this.prisma.server.findMany({
-      where: { tenantId: null, kind, name: { notIn: keep } },
-      select: { id: true, name: true },
+  /**
+   * Removes the platform's servers of one kind whose names are not listed, with the audit events `audit` makes for
+   * those removed (both or neither); returns those removed.
+   */
+  async deletePlatformKindExcept(
+    kind: ServerKind,
+    keep: string[],
+    audit: (gone: { id: string; name: string }[]) => AuditEventInput[] = () => [],
+  ): Promise<{ id: string; name: string }[]> {
+    return this.prisma.$transaction(async (tx) => {
+      const gone = await tx.server.findMany({ where: { tenantId: null, kind, name: { notIn: keep } }, select: { id: true, name: true } });
+      if (gone.length === 0) return [];
+      await tx.server.deleteMany({ where: { id: { in: gone.map((g) => g.id) }, kind } });
+      await recordAuditIn(tx, audit(gone));
+      return gone;
     });
-    if (gone.length === 0) return [];
-    await this.prisma.server.deleteMany({ where: { id: { in: gone.map((g) => g.id) }, kind } });
-    return gone;
   }
 
   /** Which of these ids are servers that exist (any owner): for housekeeping, never for a response. */
