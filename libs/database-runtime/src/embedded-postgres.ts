@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { execFile } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
+import { EMBEDDED_SETTINGS } from './embedded-settings';
 
 /** Refused start: another live process owns the embedded database of this DATA_DIR. */
 export class DataDirLockedError extends Error {
@@ -65,6 +67,32 @@ function startThread(workerData: { dataDir: string; socketPath?: string }): Work
 }
 
 /**
+ * Creates the database files of a new data directory (initdb) in a process of its own. PGlite runs initdb in a
+ * second WebAssembly instance of PostgreSQL beside the database's, and a WebAssembly memory is never given back
+ * while its process lives: run in the database's thread, initdb's 190 MiB stayed resident for as long as the
+ * registry ran. Its process ends when the files are written, and the memory with it.
+ */
+const INITDB = `
+  const { PGlite } = require(process.argv[1]);
+  const [dataDir, settings] = [process.argv[2], JSON.parse(process.argv[3])];
+  const startParams = [...PGlite.defaultStartParams, ...settings.flatMap((s) => ['-c', s])];
+  PGlite.create({ dataDir, startParams }).then((db) => db.close()).catch((err) => {
+    process.stderr.write(String(err && err.message ? err.message : err));
+    process.exitCode = 1;
+  });
+`;
+function initdb(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return Promise.resolve();
+  const args = ['-e', INITDB, require.resolve('@electric-sql/pglite'), dataDir, JSON.stringify(EMBEDDED_SETTINGS)];
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { maxBuffer: 1 << 20 }, (err, _stdout, stderr) => {
+      if (err) reject(new Error(`initdb of the embedded database failed: ${stderr.trim().slice(-500) || err.message}`));
+      else resolve();
+    });
+  });
+}
+
+/**
  * The file PostgreSQL clients find a server's Unix domain socket at: `.s.PGSQL.<port>` in a directory. Unix
  * socket paths are limited to 107 bytes; a DATA_DIR deeper than that is served on loopback TCP instead.
  */
@@ -114,6 +142,7 @@ export class EmbeddedPostgres {
     let thread: Worker | undefined;
     try {
       const socketDir = resolve(dataDir);
+      await initdb(join(dataDir, 'pgdata'));
       thread = startThread({ dataDir: join(dataDir, 'pgdata'), socketPath: socketPathIn(socketDir) });
       const at = await served(thread);
       // An unexpected end of the thread shows to every client as a closed connection; nothing to add here.

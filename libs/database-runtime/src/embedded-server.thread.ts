@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { EmbeddedSocketServer } from './embedded-socket-server';
+import { embeddedStartParams } from './embedded-settings';
 
 /**
  * The embedded database's thread: PGlite and the socket server that shares it between clients. Started by
@@ -13,7 +14,7 @@ async function main(): Promise<void> {
   let db: PGlite | undefined;
   let server: EmbeddedSocketServer | undefined;
   try {
-    db = new PGlite({ dataDir });
+    db = new PGlite({ dataDir, startParams: embeddedStartParams(PGlite.defaultStartParams) });
     server = new EmbeddedSocketServer(db);
     if (socketPath) {
       await server.startAt(socketPath);
