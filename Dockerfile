@@ -27,6 +27,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=32768 \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/data

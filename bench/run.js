@@ -180,7 +180,7 @@ async function main(argv) {
             servers: seeded.servers,
             tools: seeded.tools,
             after: [opts.only.has('read') && 'read-path load', opts.only.has('search') && 'searches', opts.only.has('call') && 'tool calls'].filter(Boolean).join(', ') || 'start',
-            startedWith: `node ${require('../package.json').config.nodeFlags} (package.json config.nodeFlags), MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}`,
+            startedWith: `node ${require('../package.json').config.nodeFlags} (package.json config.nodeFlags), ${require('./lib/platform').mallocSettings()}`,
             api: { ...memoryOf(pids.api), ...(await heapOf(seeded.platform.origin)) },
             workers: pids.workers.map(memoryOf),
             // What Node itself holds with the same flags, before anything is loaded: the floor beside the targets.

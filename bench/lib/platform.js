@@ -16,6 +16,14 @@ const WORKER_MAIN = path.join(ROOT, 'dist/apps/worker/apps/worker/src/main.js');
 
 /** The V8 flags the start scripts run the api and the worker with (package.json config.nodeFlags). */
 const START_FLAGS = require('../../package.json').config.nodeFlags.split(' ').filter(Boolean);
+/**
+ * The malloc settings the start scripts run with (`NAME=${NAME:-default}` in package.json's `start`), each taken from
+ * this environment when set there, as the scripts do.
+ */
+const MALLOC_ENV = Object.fromEntries(
+  [...require('../../package.json').scripts.start.matchAll(/\b(MALLOC_\w+)=\$\{\1:-([^}]*)\}/g)].map(([, name, value]) => [name, process.env[name] ?? value]),
+);
+const mallocSettings = () => Object.entries(MALLOC_ENV).map(([k, v]) => `${k}=${v}`).join(', ');
 const PG_ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -237,7 +245,7 @@ class Platform {
       CREDENTIALS_KEY: this.secrets.credentialsKey,
       MCP_OUTBOUND_ALLOW: '127.0.0.1',
       // As `npm start` runs them (package.json): malloc arenas and V8 flags are part of what is measured.
-      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+      ...MALLOC_ENV,
       ...this.extraEnv,
     };
     if (this.mode === 'embedded') {
@@ -312,6 +320,8 @@ class Platform {
 
 module.exports = {
   ROOT,
+  MALLOC_ENV,
+  mallocSettings,
   API_MAIN,
   WORKER_MAIN,
   PG_ADMIN_URL,

@@ -1,6 +1,6 @@
 'use strict';
 // Section "idle": resident memory of the embedded default as a new user runs it (`npm start`: the node flags of
-// package.json config.nodeFlags, MALLOC_ARENA_MAX=2, no DATABASE_URL, no REDIS_URL, a new DATA_DIR) with 10 servers
+// package.json config.nodeFlags, its malloc settings, no DATABASE_URL, no REDIS_URL, a new DATA_DIR) with 10 servers
 // registered (5 stdio, 5 Streamable HTTP), discovered and idle; then once more after a restart on the same DATA_DIR.
 // What PGlite holds is measured twice: as the difference with the same process on this machine's PostgreSQL
 // (DATABASE_URL set, the queue still in the database, so that only the embedded database differs), and as the
@@ -11,7 +11,7 @@ const path = require('node:path');
 const { log, sleep, round } = require('../lib/util');
 const { startNode, stop, memoryOf } = require('../lib/processes');
 const { cpuMsOf } = require('../lib/cpu');
-const { Platform, createDatabase, dropDatabase, ROOT } = require('../lib/platform');
+const { Platform, createDatabase, dropDatabase, ROOT, MALLOC_ENV, mallocSettings } = require('../lib/platform');
 
 const START_FLAGS = require('../../package.json').config.nodeFlags.split(' ').filter(Boolean);
 const CONNECTED = 'MCP_SERVER_CONNECTION_STATUS_CONNECTED';
@@ -181,7 +181,7 @@ async function measure(ctx, tag, extraEnv = {}, { restart = false } = {}) {
 /** A bare node process with the same flags: what Node itself holds before the registry loads anything. */
 async function bareNode(ctx) {
   const proc = startNode('idle-bare-node', ['-e', 'setInterval(() => {}, 1 << 30)'], {
-    env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
+    env: { ...process.env, ...MALLOC_ENV },
     cwd: ROOT,
     logDir: ctx.logDir,
     nodeOptions: START_FLAGS,
@@ -209,7 +209,7 @@ async function run(ctx) {
   const wasmRss = (r) => (r?.wasmMemories ? round(r.wasmMemories.reduce((a, w) => a + w.rssMiB, 0), 1) : null);
   return {
     mode: 'embedded',
-    startedWith: `node ${START_FLAGS.join(' ')} (package.json config.nodeFlags), MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}, no DATABASE_URL, no REDIS_URL`,
+    startedWith: `node ${START_FLAGS.join(' ')} (package.json config.nodeFlags), ${mallocSettings()}, no DATABASE_URL, no REDIS_URL`,
     floorRssMiB,
     embedded,
     ...(external ? { onPostgresql: external } : { onPostgresql: { notAvailable: 'PostgreSQL does not answer' } }),

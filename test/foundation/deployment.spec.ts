@@ -120,10 +120,13 @@ describe('Dockerfile', () => {
     expect(runtime).toMatch(/HEALTHCHECK [\s\S]*\/health\/ready/);
     const cmd = /^CMD (\[.*\])$/m.exec(runtime)!;
     expect(JSON.parse(cmd[1])).toEqual(nodeCommand('start'));
-    // The memory settings `npm start` runs with (docs/deployment.md, "Memory"): the same V8 flags and malloc arenas.
+    // The memory settings `npm start` runs with (docs/deployment.md, "Memory"): the same V8 flags, malloc arenas and mmap threshold.
     expect(runtime).toMatch(/MALLOC_ARENA_MAX=2/);
+    expect(runtime).toMatch(/MALLOC_MMAP_THRESHOLD_=32768/);
     for (const script of ['start', 'start:api', 'start:worker']) {
-      expect(scripts[script]).toContain('MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} exec node $npm_package_config_nodeFlags ');
+      expect(scripts[script]).toContain(
+        'MALLOC_MMAP_THRESHOLD_=${MALLOC_MMAP_THRESHOLD_:-32768} MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} exec node $npm_package_config_nodeFlags ',
+      );
     }
   });
 
