@@ -32,6 +32,16 @@ describe('canonical tool definitions', () => {
 
   it('hashes the RFC 8785 canonical form (sorted keys, ECMAScript number form)', () => {
     expect(canonicalJson({ b: 1e21, a: [1.0, 'é', null] })).toBe('{"a":[1,"é",null],"b":1e+21}');
+    // RFC 8785, section 3.2.2's example: numbers in ECMAScript form, strings escaped minimally, keys sorted
+    const rfc = JSON.parse(
+      '{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],' +
+        '"string":"\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/","literals":[null,true,false]}',
+    );
+    expect(canonicalJson(rfc)).toBe(
+      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+    );
+    // keys sorted by UTF-16 code units, not by code points
+    expect(canonicalJson({ '\u{1F600}': 1, '\uFB33': 2 })).toBe('{"\u{1F600}":1,"\uFB33":2}');
     const a = tool({ execution: { taskSupport: 'required' } });
     expect(toolHash(a as never)).not.toBe(toolHash(tool({ execution: { taskSupport: 'optional' } }) as never));
   });

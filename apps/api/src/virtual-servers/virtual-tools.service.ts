@@ -16,7 +16,7 @@ export interface VirtualTool {
 }
 
 /** Where a listed tool came from, in its _meta (clients show it; nothing routes by it). */
-export const SOURCE_META = 'io.mcp-registry/source';
+export const SOURCE_META = 'dev.mcp-registry/source';
 
 /**
  * The tools of a virtual server for one caller: those of its members that are live now (enabled, and their
