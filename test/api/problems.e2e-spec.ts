@@ -40,12 +40,13 @@ describe('problem documents: one type scheme, one message per field', () => {
     record(await t.request('GET', '/api/v1/tenants', { key: a.key }));
     record(await t.request('GET', '/api/v1/servers/0190a3c0-0000-7000-8000-000000000000'));
     record(await t.request('GET', '/mcp'));
+    record(await t.request('DELETE', '/mcp'));
     await t.request('POST', '/api/v1/tenants', { body: { name: 'twice' } });
     record(await t.request('POST', '/api/v1/tenants', { body: { name: 'twice' } }));
     record(await t.request('POST', '/api/v1/tenants', { rawBody: JSON.stringify({ name: 'x'.repeat(1_100_000) }) }));
     record(await t.request('POST', '/api/v1/tenants', { rawBody: '{"name":"x"}', headers: { 'content-type': 'text/plain' } }));
     record(await t.request('POST', '/api/v1/integrations', { key: a.key, body: { appSlug: 'slack' } }));
-    expect([...seen.keys()].sort()).toEqual([400, 401, 403, 404, 405, 409, 413, 415, 422].filter((s) => seen.has(s)));
+    expect([...seen.keys()].sort()).toEqual([400, 401, 403, 404, 405, 406, 409, 413, 415, 422].filter((s) => seen.has(s)));
     expect(seen.size).toBeGreaterThanOrEqual(8);
     for (const [status, type] of seen) {
       expect(type).toBe(`/problems/${PROBLEM_TYPES[status]}`);
