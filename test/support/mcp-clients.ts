@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
 export const INSPECTOR = join(ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build/cli.js');
-/** The Python MCP SDK's virtual environment, made by .ci/run (see docs/mcp.md: python3 -m venv … && pip install mcp). */
+/** The Python MCP SDK's virtual environment, made by .ci/run (see docs/mcp.md: python3 -m venv … && pip install mcp==2.3.0). */
 export const PYTHON_VENV = join(ROOT, 'node_modules/.cache/mcp-python');
 const PYTHON_CLIENT = join(ROOT, 'test/mcp-endpoints/python-client.py');
 
@@ -43,7 +43,7 @@ export async function inspector(url: string, key: string, args: string[]): Promi
 /** The Python interpreter that has the MCP SDK, or why there is none. */
 export function pythonMcp(): { python: string } | { missing: string } {
   const python = join(PYTHON_VENV, 'bin/python');
-  if (!existsSync(python)) return { missing: `no virtual environment at ${PYTHON_VENV} (.ci/run makes it with pip install mcp)` };
+  if (!existsSync(python)) return { missing: `no virtual environment at ${PYTHON_VENV} (.ci/run makes it with pip install mcp==2.3.0)` };
   const probe = spawnSync(python, ['-c', 'import mcp'], { encoding: 'utf8' });
   if (probe.status !== 0) return { missing: `python's mcp package is not importable in ${PYTHON_VENV}: ${probe.stderr.trim().split('\n').pop()}` };
   return { python };
@@ -57,8 +57,10 @@ export async function pythonClient(
   era: 'initialize' | 'discover',
   tool: string,
   args: Record<string, unknown>,
-): Promise<{ protocolVersion: string; tools: string[]; result: any }> {
-  const { stdout } = await run(python, [PYTHON_CLIENT, url, key, era, tool, JSON.stringify(args)], { timeout: 60_000 });
+  resourceUri?: string,
+): Promise<{ protocolVersion: string; tools: string[]; result: any; resource?: any }> {
+  const argv = [PYTHON_CLIENT, url, key, era, tool, JSON.stringify(args), ...(resourceUri ? [resourceUri] : [])];
+  const { stdout } = await run(python, argv, { timeout: 60_000 });
   return JSON.parse(stdout);
 }
 

@@ -138,16 +138,18 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
 
   const py = pythonMcp();
   for (const era of ['initialize', 'discover'] as const) {
-    const name = `lists and calls its tools through the Python MCP SDK (${era})`;
+    const name = `lists and calls its tools and reads a resource through the Python MCP SDK (${era})`;
     if ('missing' in py) {
       it.skip(`${name}: skipped, ${py.missing}`, () => undefined);
       continue;
     }
     it(name, async () => {
-      const out = await pythonClient(py.python, vurl(virtualId), a.key, era, 'everything__echo', { message: `from python ${era}` });
+      const uri = 'demo://everything/resource/dynamic/text/4';
+      const out = await pythonClient(py.python, vurl(virtualId), a.key, era, 'everything__echo', { message: `from python ${era}` }, uri);
       expect(out.protocolVersion).toBe(era === 'discover' ? '2026-07-28' : '2025-11-25');
       expect(out.tools).toEqual(expect.arrayContaining(['everything__echo', 'memory__read_graph']));
       expect(JSON.stringify(out.result.content)).toContain(`from python ${era}`);
+      expect(out.resource.contents[0].uri).toBe(uri);
     });
   }
 
