@@ -24,7 +24,9 @@ export class VirtualServerChanges implements OnApplicationBootstrap, OnModuleDes
   ) {}
 
   onApplicationBootstrap(): void {
-    this.schedule();
+    // The first mark is read at start, not a poll later: a change made before that first read would otherwise
+    // become the mark it is compared with, and never be announced. Not awaited: a start never waits on it.
+    void this.poll().finally(() => this.schedule());
   }
 
   onModuleDestroy(): void {
@@ -42,7 +44,9 @@ export class VirtualServerChanges implements OnApplicationBootstrap, OnModuleDes
     try {
       // Read even while no stream is open: a stream opened just before a change must hear of it.
       const mark = await this.repository.changeMark();
-      if (this.mark !== undefined && mark !== this.mark && this.streams.size > 0) this.streams.recheck();
+      // A recheck announces only the lists that differ from what each stream was last told, so one too many
+      // (the first mark read, or a mark that could not be read before) announces nothing false.
+      if (mark !== this.mark && this.streams.size > 0) this.streams.recheck();
       this.mark = mark;
     } catch (err) {
       this.logger.debug({ err: (err as Error).message }, 'virtual servers could not be read for changes; trying again');
