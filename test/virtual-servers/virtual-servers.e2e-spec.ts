@@ -165,9 +165,20 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
     expect((await t.request('GET', '/api/v1/virtual-servers', { key: b.key })).body.virtualServers).toEqual([]);
     // What is not an id names nothing: 404 as well, never a 500.
     expectProblem(await t.request('POST', '/mcp/v/not-an-id', { key: b.key, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } }), 404);
-    // Tenant A's own server: tenant B may neither build on it nor tell it from a server that does not exist.
+    // Tenant A's own server: tenant B may neither build on it nor tell it from a server that does not exist. It is
+    // written disabled, so that no sweep ever queues a discovery of its address (nothing leaves loopback).
     const own = await t.runtime.prisma.server.create({
-      data: { id: randomUUID(), tenantId: a.tenantId, ownerScope: a.tenantId, name: 'a-private', kind: 'CUSTOM', transport: 'STREAMABLE_HTTP', url: 'https://a.example.com/mcp' },
+      data: {
+        id: randomUUID(),
+        tenantId: a.tenantId,
+        ownerScope: a.tenantId,
+        name: 'a-private',
+        kind: 'CUSTOM',
+        transport: 'STREAMABLE_HTTP',
+        url: 'https://a.example.com/mcp',
+        enabled: false,
+        status: 'DISCONNECTED',
+      },
     });
     const foreign = await t.request('POST', '/api/v1/virtual-servers', { key: b.key, body: { name: 'steal', servers: [own.id] } });
     const missing = await t.request('POST', '/api/v1/virtual-servers', { key: b.key, body: { name: 'steal', servers: [randomUUID()] } });
