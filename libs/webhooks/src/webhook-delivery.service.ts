@@ -1,12 +1,12 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
 import { WebhookDeliveryRepository } from '@app/database';
-import { OutboundPolicy } from '@app/mcp';
+import { OutboundPolicy, redactor } from '@app/mcp';
 import { WebhookProducer } from '@app/queue';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Webhook } from 'standardwebhooks';
 import { webhookPayload } from './webhook-payload';
-import { openWebhookSecret } from './webhook-secret';
+import { openWebhookSecret, WEBHOOK_SECRET_PREFIX } from './webhook-secret';
 import { WebhookSender } from './webhook-sender';
 
 /** A claim outlives the attempt's time limit by this much before another worker may take the delivery over. */
@@ -57,7 +57,10 @@ export class WebhookDeliveryService implements OnModuleDestroy {
       'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
       'webhook-signature': new Webhook(secret).sign(d.eventId, now, body),
     };
-    const result = await this.sender.send(d.url, headers, body, (text) => text.split(secret).join('[redacted]'));
+    // The receiver's answer is quoted in errors: the secret is taken out in every form it could echo it (the
+    // bare key too, which is what Standard Webhooks libraries sign with), as discovery does for servers' secrets.
+    const redact = redactor([secret, secret.slice(WEBHOOK_SECRET_PREFIX.length)]);
+    const result = await this.sender.send(d.url, headers, body, redact);
     const last = result.ok || result.permanent || attempt >= settings.attempts;
     const nextAttemptAt = last ? null : new Date(Date.now() + this.producer.retryDelayMs(attempt));
     const { disabledReason } = await this.deliveries.record(d.id, {
