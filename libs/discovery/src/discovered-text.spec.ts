@@ -28,5 +28,14 @@ describe('discovered text made storable', () => {
     let deep: unknown = 'x\u0000';
     for (let i = 0; i < MAX_DISCOVERED_DEPTH + 1; i++) deep = [deep];
     expect(() => storableJson(deep, 'capabilities')).toThrow(UncleanableError);
+    // and so is one that needs no cleaning, however deep (too deep to serialize included)
+    for (const levels of [MAX_DISCOVERED_DEPTH + 1, 20_000]) {
+      let clean: unknown = 'x';
+      for (let i = 0; i < levels; i++) clean = [clean];
+      expect(() => storableJson(clean, 'capabilities')).toThrow(UncleanableError);
+    }
+    let within: unknown = 'x';
+    for (let i = 0; i < MAX_DISCOVERED_DEPTH - 1; i++) within = [within];
+    expect(storableJson(within, 'capabilities')).toBe(within);
   });
 });

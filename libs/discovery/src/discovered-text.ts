@@ -44,11 +44,29 @@ function keyPath(key: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key.slice(0, 40))}]`;
 }
 
+/** Whether objects and arrays nest deeper than `max` levels: a walk that copies nothing, run before serializing. */
+function nestedDeeperThan(value: object, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Cleans (and redacts) a JSON value and its keys at every depth; throws UncleanableError naming the field. */
 export function storableJson(value: unknown, field: string, redact: Redact = keep): unknown {
   // The usual case, a server without secrets that sent only storable text, costs one serialization, no copy:
   // JSON writes U+0000 and lone surrogates as \u escapes, and nothing else as \u0000 or \ud800-\udfff.
-  if ((redact === keep || redactsNothing(redact)) && typeof value === 'object' && value !== null && !/\\u(0000|d[89a-f])/i.test(JSON.stringify(value))) {
+  if (
+    (redact === keep || redactsNothing(redact)) &&
+    typeof value === 'object' &&
+    value !== null &&
+    !nestedDeeperThan(value, MAX_DISCOVERED_DEPTH) &&
+    !/\\u(0000|d[89a-f])/i.test(JSON.stringify(value))
+  ) {
     return value;
   }
   try {
