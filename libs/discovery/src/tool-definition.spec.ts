@@ -69,6 +69,11 @@ describe('checking one tool at a time', () => {
     if (!check.ok) expect(check.reason).toBe(reason);
   });
 
+  it("leaves out of _meta the registry's own marks, which only the registry writes (an owner's override, a source)", () => {
+    const check = checkTool(tool({ _meta: { 'dev.mcp-registry/override': { fields: ['description'] }, 'dev.mcp-registry/source': {}, 'vendor.example/x': 1 } }));
+    expect(check.ok && check.tool._meta).toEqual({ 'vendor.example/x': 1 });
+  });
+
   it('keeps an output schema whose root is not an object schema (allowed since 2026-07-28), and treats null fields as absent', () => {
     const check = checkTool({ name: 'colors', title: null, inputSchema: { type: 'object' }, outputSchema: { type: 'array', items: { type: 'string' } } });
     expect(check.ok && check.tool).toEqual({

@@ -7,6 +7,8 @@ import { Redact, storableJson, storableText, UncleanableError } from './discover
 /** The largest single tool definition kept (canonical JSON); a bigger one is dropped, not truncated. */
 export const MAX_TOOL_BYTES = 256 * 1024;
 const MAX_NAME_LENGTH = 256;
+/** The `_meta` keys the registry itself writes on what it serves. */
+export const REGISTRY_META_PREFIX = 'dev.mcp-registry/';
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -81,7 +83,12 @@ export function checkTool(raw: unknown): ToolCheck {
   if (annotations !== undefined) tool.annotations = annotations as Record<string, unknown>;
   if (icons !== undefined) tool.icons = icons as unknown[];
   if (execution !== undefined) tool.execution = execution as Record<string, unknown>;
-  if (meta !== undefined) tool._meta = meta as Record<string, unknown>;
+  if (meta !== undefined) {
+    // The registry's own marks (an owner's override, a virtual server's source) are the registry's to write: a
+    // server that sends them would pass its text off as an owner's decision.
+    const own = Object.entries(meta as Record<string, unknown>).filter(([key]) => !key.startsWith(REGISTRY_META_PREFIX));
+    tool._meta = Object.fromEntries(own);
+  }
   const canonical = canonicalJson(tool);
   if (Buffer.byteLength(canonical) > MAX_TOOL_BYTES) return { ok: false, name, reason: `the definition is larger than ${MAX_TOOL_BYTES / 1024} KiB` };
   return { ok: true, tool: { ...tool, hash: sha256(canonical) } };
