@@ -9,3 +9,4 @@ export { listAllTools, listPages, ListingLimits, DEFAULT_LISTING_LIMITS, ToolLis
 export { checkTool, canonicalJson, toolHash, listingHash, ToolCollector, ToolCheck, MAX_TOOL_BYTES, MAX_DROPPED_REPORTED } from './tool-definition';
 export { TenantShare, shareRetryMs, SHARE_RETRY_MS, SHARE_RETRY_MAX_MS } from './tenant-share';
 export { listItems, ItemListingContext, MAX_ITEM_BYTES, MAX_KEY_LENGTH } from './item-lister';
+export { storableText } from './discovered-text';

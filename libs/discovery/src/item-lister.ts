@@ -123,7 +123,8 @@ export async function listItems(session: McpSession, ctx: ItemListingContext): P
   const read = async (kind: ListingKind, declared: boolean): Promise<ListedItem[] | null> => {
     if (!declared) return null;
     const out = await readList(session, kind, ctx);
-    if (out.error) errors[LISTING_METHODS[kind]] = out.error.length > 1000 ? out.error.slice(0, 1000) + '…' : out.error;
+    // cut, then cleaned again: a cut may split a surrogate pair, which PostgreSQL's jsonb refuses
+    if (out.error) errors[LISTING_METHODS[kind]] = out.error.length > 1000 ? storableText(out.error.slice(0, 1000)) + '…' : out.error;
     return out.items;
   };
   const resources = await read('resource', Boolean(caps.resources));

@@ -1,5 +1,5 @@
 import { ServerListingRepository } from '@app/database';
-import { MAX_KEY_LENGTH } from '@app/discovery';
+import { MAX_KEY_LENGTH, storableText } from '@app/discovery';
 import { InvalidInputError, NotFoundError, Principal, uriMatchesTemplate } from '@app/domain';
 import type { CallToolContext } from '@app/mcp-server';
 import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
@@ -85,7 +85,7 @@ export class ServerContentService {
               `GET /api/v1/servers/${server.id}/resources and /resource-templates list them`,
           );
         },
-        audit: { action: 'resource.read', detail: { uri: uri.length > AUDITED_URI ? uri.slice(0, AUDITED_URI) + '…' : uri } },
+        audit: { action: 'resource.read', detail: { uri: uri.length > AUDITED_URI ? storableText(uri.slice(0, AUDITED_URI)) + '…' : uri } },
       },
       context,
     ) as Promise<ReadResourceResult>;
