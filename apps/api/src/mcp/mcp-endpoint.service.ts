@@ -191,9 +191,11 @@ export class McpEndpoint implements OnModuleDestroy {
   }
 
   private async postModern(route: McpRoute, principal: Principal, req: Request, res: Response): Promise<void> {
-    const definition = await route.definitionFor(principal);
+    // Before anything is awaited: a client that hangs up while the definition is read must still end what is
+    // opened for it (a subscriptions/listen stream stays open until its signal aborts).
     const abort = new AbortController();
     res.on('close', () => abort.abort());
+    const definition = await route.definitionFor(principal);
     const request = webRequest(req, abort.signal);
     const listens = (Array.isArray(req.body) ? req.body : [req.body]).some((m: { method?: unknown } | null) => m?.method === 'subscriptions/listen');
     if (listens && !this.changes.hasRoom()) throw new HttpException('too many change streams are open on this replica; try again shortly', HttpStatus.SERVICE_UNAVAILABLE);
@@ -226,7 +228,15 @@ export class McpEndpoint implements OnModuleDestroy {
       throw new HttpException('Not Acceptable: the change stream is text/event-stream', HttpStatus.NOT_ACCEPTABLE);
     }
     if (!this.changes.hasRoom()) throw new HttpException('too many change streams are open on this replica; try again shortly', HttpStatus.SERVICE_UNAVAILABLE);
+    // Listened for before anything is awaited: a client gone while the definition is read opens no stream.
+    let gone = false;
+    const closed = new Promise<void>((resolve) => res.on('close', () => {
+        gone = true;
+        resolve();
+      }),
+    );
     const definition = await route.definitionFor(principal);
+    if (gone) return;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
     res.flushHeaders();
     res.write(': listening for list changes\n\n');
@@ -238,7 +248,7 @@ export class McpEndpoint implements OnModuleDestroy {
     );
     const keepalive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
     keepalive.unref();
-    await new Promise<void>((resolve) => res.on('close', resolve));
+    await closed;
     clearInterval(keepalive);
     close();
   }
