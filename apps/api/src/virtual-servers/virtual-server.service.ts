@@ -1,5 +1,5 @@
 import { DEFAULT_PAGE_SIZE, ReadScope, ToolRepository, VirtualServerMember, VirtualServerRecord, VirtualServerRepository } from '@app/database';
-import { FieldError, ForbiddenError, InvalidInputError, NotFoundError, Principal, timeOrderedUuid } from '@app/domain';
+import { FieldError, ForbiddenError, InvalidInputError, NotFoundError, Principal, timeOrderedUuid, viewerTenant } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import type { CreateVirtualServerDto, ListVirtualServersQueryDto, UpdateVirtualServerDto } from './virtual-server.dto';
@@ -49,7 +49,7 @@ export class VirtualServerService {
   ) {}
 
   async create(principal: Principal, dto: CreateVirtualServerDto): Promise<VirtualServerDto> {
-    const tenantId = principal.type === 'tenant' ? principal.tenantId : null;
+    const tenantId = viewerTenant(principal);
     const name = cleanName(dto.name);
     const members = await this.members(tenantId, dto.servers ?? [], dto.tools ?? []);
     if (members.length === 0) throw invalid([{ field: 'servers', message: 'give at least one server (servers) or tool (tools)' }]);
