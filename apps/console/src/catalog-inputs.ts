@@ -64,7 +64,8 @@ export function remoteInputs(remote: ServerJsonTransport): EntryInputs {
     if (typeof h?.name !== 'string') continue;
     const secret = h.isSecret === true || /^(authorization|proxy-authorization|cookie)$/i.test(h.name);
     add(fields, [field(h.name, 'header', h, false, secret)]);
-    add(fields, variablesOf(h.value, h.variables, `variable of the header ${h.name}`, false));
+    // a variable inside a secret header's value is part of the secret (the token of "Bearer {token}")
+    add(fields, variablesOf(h.value, h.variables, `variable of the header ${h.name}`, false).map((v) => ({ ...v, secret: v.secret || secret })));
   }
   return { fields, notes: [] };
 }

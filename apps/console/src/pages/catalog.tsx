@@ -337,7 +337,7 @@ function InputTable({ inputs }: { inputs: EntryInputs }) {
                     {f.required ? <span className="badge required-badge">required</span> : <span className="muted">optional</span>} {f.secret && <span className="badge secret-badge">secret</span>}
                   </td>
                   <td className="prewrap small">{f.description ?? ''}</td>
-                  <td className="mono small break">{f.choices ? f.choices.join(' | ') : (f.fallback ?? '')}</td>
+                  <td className="mono small break">{f.choices ? f.choices.join(' | ') : f.secret ? '' : (f.fallback ?? '')}</td>
                 </tr>
               ))}
             </tbody>
