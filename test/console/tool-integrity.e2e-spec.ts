@@ -71,13 +71,20 @@ describeBrowser('console in Chromium: tool integrity', () => {
     // The definition changes again after this page read it: its approve names a stale hash (409), explained.
     // The page keeps reading the list as it was now (as a slow reader would), while the server changes again.
     const staleBody = (await h.t.request('GET', `/api/v1/servers/${server.id}/tool-changes`, { key: tenant.key })).text;
-    const freeze = (route: Route) => route.fulfill({ status: 200, contentType: 'application/json', body: staleBody });
+    // Frozen until the approve is sent: the page's own reading again after the 409 must see the new definition.
+    let frozen = true;
+    const freeze = (route: Route) => (frozen ? route.fulfill({ status: 200, contentType: 'application/json', body: staleBody }) : route.continue());
+    const thaw = (request: { method(): string; url(): string }) => {
+      if (request.method() === 'POST' && request.url().includes('/tool-changes/fetch_report/approve')) frozen = false;
+    };
+    page.on('request', thaw);
     await page.route('**/tool-changes', freeze);
     tools = [{ ...tools[0], description: `${STEERED} (again)` }, tools[1]];
     await rediscover(server.id);
     await change.getByRole('button', { name: 'Approve fetch_report' }).click();
     await expectText(page.getByRole('alert'), /was not approved: its definition changed again after this page read it/);
     await page.unroute('**/tool-changes', freeze);
+    page.off('request', thaw);
     await expectText(change.locator('[data-field="description"] pre'), '(again)', 15_000);
     await shot(page, 'tool-changes-stale');
     await change.getByRole('button', { name: 'Approve fetch_report' }).click();
