@@ -9,6 +9,14 @@ const ROOT = path.resolve(__dirname, '..', '..');
 
 function install() {
   if (require.extensions['.ts']) return;
+  // The libs' own imports of each other (`@app/domain`), as tsconfig.json's paths map them.
+  const Module = require('node:module');
+  const resolve = Module._resolveFilename;
+  Module._resolveFilename = function (request, ...rest) {
+    const lib = /^@app\/([a-z-]+)$/.exec(request);
+    if (lib) return path.join(ROOT, 'libs', lib[1], 'src', 'index.ts');
+    return resolve.call(this, request, ...rest);
+  };
   require.extensions['.ts'] = (module, filename) => {
     const { code } = swc.transformSync(fs.readFileSync(filename, 'utf8'), {
       filename,
