@@ -5,9 +5,9 @@
 'use strict';
 const { spawn } = require('node:child_process');
 const { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } = require('node:fs');
-const net = require('node:net');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
+const { freePort } = require('./lib/ports');
 
 const ROOT = resolve(__dirname, '..');
 const FIRST_READY_MS = 30_000;
@@ -25,17 +25,6 @@ function fail(message) {
 
 function note(line) {
   process.stdout.write(`smoke: ${line}\n`);
-}
-
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 /** The environment of a first-time user: none of the registry's variables set. */

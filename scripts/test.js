@@ -3,26 +3,13 @@
 // local ones on their standard ports), says which, and runs jest. With neither, tests run on the embedded
 // defaults and the tests that need Redis say that they were skipped and why.
 'use strict';
-const net = require('node:net');
 const { spawnSync } = require('node:child_process');
 const { existsSync } = require('node:fs');
-
-function answers(host, port, timeoutMs = 1500) {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
+const { tcpAnswers } = require('./lib/ports');
 
 async function pick(explicit, fallbackUrl, defaultPort) {
   if (explicit) return explicit;
-  const ok = await answers('127.0.0.1', defaultPort);
+  const ok = await tcpAnswers('127.0.0.1', defaultPort, 1500);
   return ok ? fallbackUrl : '';
 }
 

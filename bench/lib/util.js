@@ -1,9 +1,9 @@
 'use strict';
 // Small helpers shared by the benchmark sections: ports, waiting, percentiles, an HTTP client that keeps its
 // connections, and the progress log.
-const net = require('node:net');
 const os = require('node:os');
 const { Pool } = require('undici');
+const { freePort, tcpAnswers } = require('../../scripts/lib/ports');
 
 const started = Date.now();
 
@@ -14,31 +14,6 @@ function log(line) {
 
 function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Whether something accepts TCP connections at host:port within `timeoutMs`. */
-function tcpAnswers(host, port, timeoutMs = 1000) {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
 }
 
 /** Nearest-rank percentile of an ascending array. */
