@@ -19,6 +19,21 @@ const args = JSON.parse(process.argv[2]);
 const { databaseUrl, fromServer, toServer, toolsPerServer = 10, tenants = 200 } = args;
 const totalTools = args.totalTools ?? toServer * toolsPerServer;
 
+/**
+ * Inserts tool rows given as one array per column (server ids, names, titles, descriptions, input schemas as
+ * JSON text, annotations as JSON text or null, hashes, positions), unnested into rows; existing rows are kept.
+ */
+function insertTools(c, columns) {
+  return c.query(
+    `INSERT INTO tools (id, server_id, name, title, description, input_schema, annotations, hash, position)
+     SELECT gen_random_uuid(), t.sid, t.name, t.title, t.descr, t.sch::jsonb, t.ann::jsonb, t.hash, t.pos
+     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[])
+          AS t(sid, name, title, descr, sch, ann, hash, pos)
+     ON CONFLICT DO NOTHING`,
+    columns,
+  );
+}
+
 async function seedEvalSet(c, search) {
   const { servers } = search.loadEvalSet();
   const tenantId = tenantIdOf(args.tenant ?? 7);
@@ -42,23 +57,16 @@ async function seedEvalSet(c, search) {
     ],
   );
   const rows = servers.flatMap((s) => s.tools.map((t, i) => ({ s, t, i })));
-  await c.query(
-    `INSERT INTO tools (id, server_id, name, title, description, input_schema, annotations, hash, position)
-     SELECT gen_random_uuid(), t.sid, t.name, t.title, t.descr, t.sch::jsonb, t.ann::jsonb, t.hash, t.pos
-     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[])
-          AS t(sid, name, title, descr, sch, ann, hash, pos)
-     ON CONFLICT DO NOTHING`,
-    [
-      rows.map((r) => evalServerIdOf(r.s.id)),
-      rows.map((r) => r.t.name),
-      rows.map((r) => r.t.title ?? null),
-      rows.map((r) => r.t.description ?? null),
-      rows.map((r) => JSON.stringify(r.t.inputSchema ?? { type: 'object' })),
-      rows.map((r) => (r.t.annotations ? JSON.stringify(r.t.annotations) : null)),
-      rows.map((r) => crypto.createHash('sha256').update(JSON.stringify(r.t)).digest('hex')),
-      rows.map((r) => r.i),
-    ],
-  );
+  await insertTools(c, [
+    rows.map((r) => evalServerIdOf(r.s.id)),
+    rows.map((r) => r.t.name),
+    rows.map((r) => r.t.title ?? null),
+    rows.map((r) => r.t.description ?? null),
+    rows.map((r) => JSON.stringify(r.t.inputSchema ?? { type: 'object' })),
+    rows.map((r) => (r.t.annotations ? JSON.stringify(r.t.annotations) : null)),
+    rows.map((r) => crypto.createHash('sha256').update(JSON.stringify(r.t)).digest('hex')),
+    rows.map((r) => r.i),
+  ]);
 }
 
 async function main() {
@@ -152,14 +160,7 @@ async function main() {
         annotations.push(d.annotations ? JSON.stringify(d.annotations) : null);
         hashes.push(crypto.createHash('sha256').update(name + '\0' + (d.description ?? '') + '\0' + schema).digest('hex'));
       }
-      await c.query(
-        `INSERT INTO tools (id, server_id, name, title, description, input_schema, annotations, hash, position)
-         SELECT gen_random_uuid(), t.sid, t.name, t.title, t.descr, t.sch::jsonb, t.ann::jsonb, t.hash, t.pos
-         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[])
-              AS t(sid, name, title, descr, sch, ann, hash, pos)
-         ON CONFLICT DO NOTHING`,
-        [serverIds, toolNames, titles, descriptions, schemas, annotations, hashes, positions],
-      );
+      await insertTools(c, [serverIds, toolNames, titles, descriptions, schemas, annotations, hashes, positions]);
     }
     await c.query('COMMIT');
     await c.query('ANALYZE servers');
