@@ -16,54 +16,33 @@ const int = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
-const postgresUrl = z
-  .string()
-  .trim()
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.hostname.length > 0;
-    } catch {
-      return false;
-    }
-  }, 'must be a postgres:// or postgresql:// URL with a host');
+/** A string that parses as a URL that `accepts` takes; anything else fails with `message`. */
+const urlWhere = (accepts: (u: URL) => boolean, message: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => {
+      try {
+        return accepts(new URL(v));
+      } catch {
+        return false;
+      }
+    }, message);
 
-const redisUrl = z
-  .string()
-  .trim()
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname.length > 0;
-    } catch {
-      return false;
-    }
-  }, 'must be a redis:// or rediss:// URL with a host');
+const postgresUrl = urlWhere(
+  (u) => (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.hostname.length > 0,
+  'must be a postgres:// or postgresql:// URL with a host',
+);
 
-const httpUrl = z
-  .string()
-  .trim()
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be an http(s) URL');
+const redisUrl = urlWhere((u) => (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname.length > 0, 'must be a redis:// or rediss:// URL with a host');
+
+const httpUrl = urlWhere((u) => u.protocol === 'http:' || u.protocol === 'https:', 'must be an http(s) URL');
 
 /** The registry's external base URL: an origin with an optional path, no query, fragment or credentials. */
-const publicUrl = z
-  .string()
-  .trim()
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return (u.protocol === 'http:' || u.protocol === 'https:') && !u.search && !u.hash && !u.username && !u.password;
-    } catch {
-      return false;
-    }
-  }, 'must be an http(s) URL without query, fragment, user name or password');
+const publicUrl = urlWhere(
+  (u) => (u.protocol === 'http:' || u.protocol === 'https:') && !u.search && !u.hash && !u.username && !u.password,
+  'must be an http(s) URL without query, fragment, user name or password',
+);
 
 const base64Key = z
   .string()
@@ -139,7 +118,6 @@ export const envSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   /** A worker process serves /metrics and /health/live on this port (unset: no HTTP). */
   WORKER_METRICS_PORT: int(1, 65535).optional(),
-  /** Host names (besides the loopback ones) that requests to /mcp may name in their Host header. */
   /** The registry's external base URL (OAuth redirects, its client metadata document). */
   PUBLIC_URL: publicUrl.optional(),
   /** How long one request to an upstream authorization server may take (metadata, registration, token, revocation). */
@@ -151,6 +129,7 @@ export const envSchema = z.object({
   /** A webhook is disabled after this many failed attempts in a row that span at least WEBHOOK_DISABLE_AFTER_SECONDS. */
   WEBHOOK_DISABLE_AFTER_FAILURES: int(1, 1_000_000).optional(),
   WEBHOOK_DISABLE_AFTER_SECONDS: int(0, 31_536_000).optional(),
+  /** Host names (besides the loopback ones) that requests to /mcp may name in their Host header. */
   ALLOWED_HOSTS: z
     .string()
     .refine((v) => v.split(',').every((h) => /^[a-z0-9.:[\]-]*$/i.test(h.trim())), 'must be a comma-separated list of host names')

@@ -10,5 +10,5 @@ export {
   DEFAULT_TENANT_LIMITS,
   WebhookSettings,
 } from './config';
-export { ConfigModule, APP_CONFIG } from './config.module';
+export { APP_CONFIG } from './app-config.token';
 export { CREDENTIAL_ENV_PREFIX, credentialEnvRefusal, isPlatformVariable } from './credential-env';
