@@ -27,6 +27,18 @@ function problem(status: number, title: string) {
   };
 }
 
+/** The base of a refusal the client may send again later: answered with Retry-After (`retryAfterSeconds`). */
+function retryLater(status: number, title: string) {
+  return class extends problem(status, title) {
+    constructor(
+      message: string,
+      readonly retryAfterSeconds: number,
+    ) {
+      super(message);
+    }
+  };
+}
+
 export class InvalidInputError extends problem(400, 'Invalid input') {}
 
 export class UnauthenticatedError extends problem(401, 'Unauthorized') {}
@@ -39,14 +51,7 @@ export class ConflictError extends problem(409, 'Conflict') {}
 
 export class PayloadTooLargeError extends problem(413, 'Payload too large') {}
 
-export class RateLimitedError extends problem(429, 'Too many requests') {
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(message);
-  }
-}
+export class RateLimitedError extends retryLater(429, 'Too many requests') {}
 
 /** The upstream MCP server (or Pipedream) failed; the registry itself is fine. */
 export class UpstreamError extends problem(502, 'Upstream error') {}
@@ -57,12 +62,9 @@ export class UpstreamTimeoutError extends problem(504, 'Upstream timeout') {}
 export class NotConfiguredError extends problem(422, 'Not configured') {}
 
 /** The registry itself cannot answer now (a service it stands on is down, or it is stopping): try again later. */
-export class ServiceUnavailableError extends problem(503, 'Service unavailable') {
-  constructor(
-    message: string,
-    readonly retryAfterSeconds = 1,
-  ) {
-    super(message);
+export class ServiceUnavailableError extends retryLater(503, 'Service unavailable') {
+  constructor(message: string, retryAfterSeconds = 1) {
+    super(message, retryAfterSeconds);
   }
 }
 

@@ -1,20 +1,25 @@
 import { uriMatchesTemplate } from './listing';
 
+/** Each template, the URIs it matches and the URIs it does not. */
+const TEMPLATES: { template: string; matches: string[]; misses: string[] }[] = [
+  {
+    template: 'demo://resource/dynamic/text/{resourceId}',
+    matches: ['demo://resource/dynamic/text/42', 'demo://resource/dynamic/text/'],
+    misses: ['demo://resource/dynamic/text/4/2', 'demo://resource/dynamic/blob/42'],
+  },
+  { template: 'file:///{+path}', matches: ['file:///etc/hosts'], misses: [] },
+  { template: 'repo://{owner}/{repo}{?ref}', matches: ['repo://octo/hello?ref=main', 'repo://octo/hello'], misses: ['repo://octo/hello/extra'] },
+  { template: 'a.b://x{/segments}', matches: ['a.b://x/1/2'], misses: ['aXb://x/1/2'] },
+  { template: 'plain://fixed', matches: ['plain://fixed'], misses: ['plain://fixed2'] },
+];
+
 describe('matching a URI against a resource template', () => {
-  it.each([
-    ['demo://resource/dynamic/text/{resourceId}', 'demo://resource/dynamic/text/42', true],
-    ['demo://resource/dynamic/text/{resourceId}', 'demo://resource/dynamic/text/', true],
-    ['demo://resource/dynamic/text/{resourceId}', 'demo://resource/dynamic/text/4/2', false],
-    ['demo://resource/dynamic/text/{resourceId}', 'demo://resource/dynamic/blob/42', false],
-    ['file:///{+path}', 'file:///etc/hosts', true],
-    ['repo://{owner}/{repo}{?ref}', 'repo://octo/hello?ref=main', true],
-    ['repo://{owner}/{repo}{?ref}', 'repo://octo/hello', true],
-    ['repo://{owner}/{repo}{?ref}', 'repo://octo/hello/extra', false],
-    ['a.b://x{/segments}', 'a.b://x/1/2', true],
-    ['a.b://x{/segments}', 'aXb://x/1/2', false],
-    ['plain://fixed', 'plain://fixed', true],
-    ['plain://fixed', 'plain://fixed2', false],
-  ])('%s against %s: %s', (template, uri, expected) => {
+  it.each(
+    TEMPLATES.flatMap(({ template, matches, misses }) => [
+      ...matches.map((uri) => [template, uri, true] as const),
+      ...misses.map((uri) => [template, uri, false] as const),
+    ]),
+  )('%s against %s: %s', (template, uri, expected) => {
     expect(uriMatchesTemplate(uri, template)).toBe(expected);
   });
 });

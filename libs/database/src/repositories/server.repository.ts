@@ -10,28 +10,31 @@ import { Sql } from '../sql';
 import { PRISMA, SQL } from '../tokens';
 import { SERVER_COLUMNS, toServerRecord, transportToDb } from './server.mapper';
 
+/** The registration fields a new row holds as the record shows them. */
+type RegistrationFields =
+  | 'id'
+  | 'tenantId'
+  | 'name'
+  | 'kind'
+  | 'transport'
+  | 'url'
+  | 'command'
+  | 'args'
+  | 'env'
+  | 'headers'
+  | 'credentialsEnv'
+  | 'enabled'
+  | 'metadata'
+  | 'discoveryIntervalSeconds'
+  | 'appSlug'
+  | 'accountId'
+  | 'status'
+  | 'statusReason';
+
 /** Everything a new server row holds; the id is chosen by the caller so credentials can be bound to it. */
-export interface ServerCreate {
-  id: string;
-  tenantId: string | null;
-  name: string;
-  kind: ServerKind;
-  transport: TransportType;
-  url: string | null;
-  command: string | null;
-  args: string[];
-  env: Record<string, string>;
-  headers: Record<string, string>;
+export interface ServerCreate extends Pick<ServerRecord, RegistrationFields> {
   /** AES-256-GCM envelope (CredentialsCipher), never the plaintext. */
   credentialsCipher: string | null;
-  credentialsEnv: string | null;
-  enabled: boolean;
-  metadata: Record<string, string>;
-  discoveryIntervalSeconds: number | null;
-  appSlug: string | null;
-  accountId: string | null;
-  status: ServerStatus;
-  statusReason: string | null;
   /** The registration's `auth` without its secret (upstream OAuth). */
   oauthConfig?: { clientId?: string; scopes?: string[]; grant?: string } | null;
   /** AES-256-GCM envelope of `auth.clientSecret`. */
