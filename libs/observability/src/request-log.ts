@@ -80,39 +80,29 @@ export function requestLogging(logger: Logger, options: RequestLoggingOptions = 
   };
 }
 
+type PinoLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
 /** Nest's loggers (`new Logger(Context)`, the framework's own lines) written as pino lines with `context`. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
-  verbose(message: unknown, ...params: unknown[]): void {
-    this.write('trace', message, params);
-  }
+  // Nest's levels, each written at the pino level of the same meaning.
+  readonly verbose = this.writerAt('trace');
+  readonly debug = this.writerAt('debug');
+  readonly log = this.writerAt('info');
+  readonly warn = this.writerAt('warn');
+  readonly error = this.writerAt('error');
+  readonly fatal = this.writerAt('fatal');
 
-  debug(message: unknown, ...params: unknown[]): void {
-    this.write('debug', message, params);
-  }
-
-  log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
-  }
-
-  warn(message: unknown, ...params: unknown[]): void {
-    this.write('warn', message, params);
-  }
-
-  error(message: unknown, ...params: unknown[]): void {
-    this.write('error', message, params);
-  }
-
-  fatal(message: unknown, ...params: unknown[]): void {
-    this.write('fatal', message, params);
+  private writerAt(level: PinoLevel): (message: unknown, ...params: unknown[]) => void {
+    return (message, ...params) => this.write(level, message, params);
   }
 
   /**
    * Nest passes the context last. A message that is an object is merged into the line; an Error becomes
    * `err`. Nest's own exception handler calls `error(message, stack, context)`: that becomes `err` too.
    */
-  private write(level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal', message: unknown, params: unknown[]): void {
+  private write(level: PinoLevel, message: unknown, params: unknown[]): void {
     if (!this.logger.isLevelEnabled(level)) return;
     const fields: Record<string, unknown> = {};
     let rest = params;
