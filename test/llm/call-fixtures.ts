@@ -3,11 +3,12 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer, IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { waitForPort } from '../fixtures/net';
 import { z } from 'zod';
+import { readJsonBody } from '../fixtures/request-body';
 
 export const CONNECT_LINK = 'https://pipedream.com/_static/connect.html?token=ctok_test&connectLink=true&app=slack';
 
@@ -24,22 +25,6 @@ export interface CallFixture {
   /** Forgets every session, as a server that restarted would: their next request is answered 404. */
   forgetSessions(): void;
   close(): Promise<void>;
-}
-
-function readBody(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      try {
-        resolve(text ? JSON.parse(text) : undefined);
-      } catch (err) {
-        reject(err);
-      }
-    });
-    req.on('error', reject);
-  });
 }
 
 /**
@@ -59,7 +44,7 @@ export async function startCallFixture(): Promise<CallFixture> {
   const http = createServer(async (req, res) => {
     try {
       const sessionId = req.headers['mcp-session-id'] as string | undefined;
-      const body = req.method === 'POST' ? await readBody(req) : undefined;
+      const body = req.method === 'POST' ? await readJsonBody(req) : undefined;
       const existing = sessionId ? sessions.get(sessionId) : undefined;
       if (existing) {
         await existing.handleRequest(req, res, body);
