@@ -1,5 +1,5 @@
 /**
- * SIGTERM and SIGINT from the first line of a process's start-up. Each main imports this module before
+ * SIGTERM and SIGINT from the first line of a process's start-up. Each main imports this module (through registry-process) before
  * anything else (and nothing else does: importing it is what installs the handlers), so that a stop asked for while the process is still loading or starting is not the
  * signal's default (exit 143) but a clean stop as soon as the process is ready (handleShutdownSignals).
  * A start that does not finish within the bound after the signal is abandoned with exit 0: nothing was

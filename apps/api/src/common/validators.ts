@@ -1,5 +1,6 @@
 import { parseKind, parseStatus } from '@app/domain';
-import { registerDecorator, ValidateIf, ValidationArguments, ValidationOptions } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { IsNotEmpty, IsString, Matches, MaxLength, registerDecorator, ValidateIf, ValidationArguments, ValidationOptions } from 'class-validator';
 
 /** Keys that would reach an object's prototype if ever assigned naively. */
 const POISONED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -99,6 +100,15 @@ export function IsHttpUrl(validationOptions?: ValidationOptions): PropertyDecora
 
 /** Free text without control characters (names, labels). */
 export const PRINTABLE = /^[^\p{Cc}]*$/u;
+
+/**
+ * A resource's name: a non-empty string of at most `maxLength` characters, without control characters.
+ * Listed in the order a stack of these decorators is applied (bottom first), so that the type check stays
+ * the rule whose message a refusal shows (see validation.pipe).
+ */
+export function IsResourceName(maxLength: number): PropertyDecorator {
+  return applyDecorators(Matches(PRINTABLE, { message: 'name must not contain control characters' }), MaxLength(maxLength), IsNotEmpty(), IsString());
+}
 
 /** Like @IsOptional(), but only for a missing field: an explicit null is still validated (and refused). */
 export function IsOptionalNotNull(validationOptions?: ValidationOptions): PropertyDecorator {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
-import { IsOptionalNotNull, IsStringRecord, PRINTABLE } from '../common/validators';
+import { IsString, Matches, MaxLength } from 'class-validator';
+import { IsOptionalNotNull, IsResourceName, IsStringRecord } from '../common/validators';
 import { LIMITS, METADATA_KEY } from '../servers/server.limits';
 
 export class CreateIntegrationDto {
@@ -19,10 +19,7 @@ export class CreateIntegrationDto {
 
   @ApiPropertyOptional({ description: 'Server name (default: pipedream-<appSlug>[-<accountId>]); unique among your servers', maxLength: LIMITS.name })
   @IsOptionalNotNull()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(LIMITS.name)
-  @Matches(PRINTABLE, { message: 'name must not contain control characters' })
+  @IsResourceName(LIMITS.name)
   name?: string;
 
   @ApiPropertyOptional({ description: 'Labels (string to string)', type: 'object', additionalProperties: { type: 'string' } })

@@ -35,17 +35,9 @@ function toChangeDto(r: HeldToolRecord): ToolChangeDto {
   };
 }
 
-function toOverrideDto(r: ToolOverrideRecord): ToolOverrideDto {
-  return {
-    serverId: r.serverId,
-    toolName: r.toolName,
-    title: r.title,
-    description: r.description,
-    annotations: r.annotations,
-    disabled: r.disabled,
-    updatedAt: r.updatedAt.toISOString(),
-    tool: r.served,
-  };
+/** The override as stored, its date as ISO 8601, and the tool as served under it. */
+function toOverrideDto({ served, ...override }: ToolOverrideRecord): ToolOverrideDto {
+  return { ...override, updatedAt: override.updatedAt.toISOString(), tool: served };
 }
 
 function toolNameOf(name: string): string {

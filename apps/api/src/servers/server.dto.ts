@@ -22,7 +22,7 @@ import {
 import { FromCatalogDto } from '../catalog/from-catalog.dto';
 import { IsEntityId } from '../common/ids';
 import { PageQueryDto } from '../common/page.dto';
-import { IsHttpUrl, IsOptionalNotNull, IsStringRecord, IsWireKind, IsWireStatus, PRINTABLE } from '../common/validators';
+import { IsHttpUrl, IsOptionalNotNull, IsResourceName, IsStringRecord, IsWireKind, IsWireStatus, PRINTABLE } from '../common/validators';
 import { ENV_NAME, HEADER_NAME, LIMITS, METADATA_KEY, RESERVED_HEADERS, RESERVED_SECRET_HEADERS } from './server.limits';
 
 const TRANSPORTS = Object.values(TransportType);
@@ -225,10 +225,7 @@ export class CreateServerDto extends RegistrationFieldsDto {
     maxLength: LIMITS.name,
   })
   @ValidateIf((o: CreateServerDto) => o.fromCatalog === undefined || o.name !== undefined)
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(LIMITS.name)
-  @Matches(PRINTABLE, { message: 'name must not contain control characters' })
+  @IsResourceName(LIMITS.name)
   name!: string;
 
   @ApiPropertyOptional({
@@ -285,10 +282,7 @@ export class CreateServersDto {
 export class UpdateServerDto extends RegistrationFieldsDto {
   @ApiPropertyOptional({ description: `New name, unique per owner`, maxLength: LIMITS.name })
   @IsOptionalNotNull()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(LIMITS.name)
-  @Matches(PRINTABLE, { message: 'name must not contain control characters' })
+  @IsResourceName(LIMITS.name)
   name?: string;
 
   @ApiPropertyOptional({ description: 'New transport (the URL or command must fit it)', enum: TRANSPORTS })

@@ -7,16 +7,9 @@ import { generateApiKey, hashApiKey, keyPrefix } from '../auth/api-key.secret';
 import { AuthService } from '../auth/auth.service';
 import { ApiKeyDto, ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto } from './tenant.dto';
 
+/** The key's record (it holds no hash: the repository never reads it) with its dates as ISO 8601. */
 function toDto(k: ApiKeyRecord): ApiKeyDto {
-  return {
-    id: k.id,
-    tenantId: k.tenantId,
-    name: k.name,
-    prefix: k.prefix,
-    createdAt: k.createdAt.toISOString(),
-    revokedAt: k.revokedAt?.toISOString() ?? null,
-    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
-  };
+  return { ...k, createdAt: k.createdAt.toISOString(), revokedAt: k.revokedAt?.toISOString() ?? null, lastUsedAt: k.lastUsedAt?.toISOString() ?? null };
 }
 
 /** Tenant API keys: made by the administrator, shown once, stored as a hash, revocable. */

@@ -1,14 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { PRINTABLE } from '../common/validators';
+import { IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsResourceName, PRINTABLE } from '../common/validators';
 
 export class CreateTenantDto {
   @ApiProperty({ description: 'Unique tenant name (1 to 200 characters)', example: 'acme', maxLength: 200 })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
-  @Matches(PRINTABLE, { message: 'name must not contain control characters' })
+  @IsResourceName(200)
   name!: string;
 }
 

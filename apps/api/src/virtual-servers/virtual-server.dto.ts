@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { EXAMPLE_IDS } from '../common/api-examples';
 import { IsEntityId } from '../common/ids';
 import { PageQueryDto } from '../common/page.dto';
-import { IsOptionalNotNull, PRINTABLE } from '../common/validators';
+import { IsOptionalNotNull, IsResourceName } from '../common/validators';
 
 /** Bounds of a virtual server. */
 export const VIRTUAL_LIMITS = { name: 200, description: 2000, servers: 100, tools: 500, toolName: 256 } as const;
@@ -44,10 +44,7 @@ class VirtualMembersDto {
 
 export class CreateVirtualServerDto extends VirtualMembersDto {
   @ApiProperty({ description: `Name, unique per owner (1 to ${VIRTUAL_LIMITS.name} characters)`, example: 'support-desk', maxLength: VIRTUAL_LIMITS.name })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(VIRTUAL_LIMITS.name)
-  @Matches(PRINTABLE, { message: 'name must not contain control characters' })
+  @IsResourceName(VIRTUAL_LIMITS.name)
   name!: string;
 
   @ApiPropertyOptional({ description: 'What it is for, shown to MCP clients as its instructions', maxLength: VIRTUAL_LIMITS.description })
@@ -60,10 +57,7 @@ export class CreateVirtualServerDto extends VirtualMembersDto {
 export class UpdateVirtualServerDto extends VirtualMembersDto {
   @ApiPropertyOptional({ description: 'A new name, unique per owner', maxLength: VIRTUAL_LIMITS.name })
   @IsOptionalNotNull()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(VIRTUAL_LIMITS.name)
-  @Matches(PRINTABLE, { message: 'name must not contain control characters' })
+  @IsResourceName(VIRTUAL_LIMITS.name)
   name?: string;
 
   @ApiPropertyOptional({ description: 'A new description; null removes it', type: String, nullable: true, maxLength: VIRTUAL_LIMITS.description })
