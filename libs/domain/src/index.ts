@@ -51,6 +51,6 @@ export {
 export { timeOrderedUuid, canonicalId } from './ids';
 export { Viewer, maySee, viewerTenant } from './visibility';
 export { ServerConnection, CONNECTION_FIELDS, ConnectionField, connectionOf, connectionFingerprint } from './connection';
-export { textProblem } from './text';
+export { formatMs, oneLine, textProblem } from './text';
 export { REQUEST_LIMITS, parseKinds } from './request-limits';
 export { ListingKind, LISTING_KINDS, LISTING_METHODS, ListedItem, uriMatchesTemplate } from './listing';

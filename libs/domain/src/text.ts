@@ -12,3 +12,18 @@ export function textProblem(value: string): string | undefined {
   if (LONE_SURROGATE.test(value)) return 'must be well-formed Unicode (it holds a lone surrogate)';
   return undefined;
 }
+
+/** A duration as a reason says it: in seconds from one second on where a tenth says it whole ("30 s", "1.5 s"), else in milliseconds ("250 ms", "1234 ms"). */
+export function formatMs(ms: number): string {
+  return ms >= 1000 && ms % 100 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/**
+ * Text a server, a receiver or an authorization server sent, made safe to quote in a reason: one line (control
+ * characters and runs of white space become one space), at most `max` characters, marked "…" where cut.
+ */
+export function oneLine(text: unknown, max = 200): string {
+  // eslint-disable-next-line no-control-regex -- what another party sent is shown as one line of text
+  const s = String(text ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return s.length > max ? s.slice(0, max) + '…' : s;
+}

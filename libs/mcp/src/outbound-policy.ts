@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { InvalidInputError } from '@app/domain';
+import { formatMs, InvalidInputError } from '@app/domain';
 import { AddressRange, classifyAddress, ipv4Blocked, parseAddress, ParsedAddress } from './special-addresses';
 
 /** A URL the platform refuses to reach on a tenant's behalf. The message is safe to show the tenant. */
@@ -48,10 +48,6 @@ export interface OutboundPolicyOptions {
 
 function systemLookupAll(host: string): Promise<LookupAddress[]> {
   return new Promise((resolve, reject) => dnsLookup(host, { all: true }, (err, addrs) => (err ? reject(err) : resolve(addrs))));
-}
-
-function formatMs(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /**

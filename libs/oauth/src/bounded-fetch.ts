@@ -1,3 +1,4 @@
+import { formatMs } from '@app/domain';
 import { FetchLike } from '@app/mcp';
 
 /** The most an answer of the authorization flow (metadata, registration, token, revocation) may hold. */
@@ -17,7 +18,7 @@ export class OAuthRequestTimeoutError extends Error {
   /** Read by the detection's test for network failures (worth another attempt). */
   readonly code = 'ETIMEDOUT';
   constructor(url: string, ms: number) {
-    super(`${url} did not answer within ${ms / 1000} s`);
+    super(`${url} did not answer within ${formatMs(ms)}`);
     this.name = 'OAuthRequestTimeoutError';
   }
 }

@@ -1,3 +1,4 @@
+import { oneLine } from '@app/domain';
 import { FetchLike, McpFailure, McpFailureCode } from '@app/mcp';
 
 /** The start of every reason a server that needs a person's consent ends ERROR with. */
@@ -6,13 +7,7 @@ export const AUTHORIZATION_REQUIRED = 'authorization required';
 export const AUTHORIZATION_EXPIRED = 'authorization expired';
 
 /** Text an authorization server or a server sent, made safe to show: one line, bounded, no control characters. */
-export function untrusted(text: unknown, max = 200): string {
-  const s = String(text ?? '')
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return s.length > max ? s.slice(0, max) + '…' : s;
-}
+export const untrusted = oneLine;
 
 /** A failure of the authorization flow that no retry will change until someone acts (the reason says who and how). */
 export function authorizationFailure(reason: string): McpFailure {

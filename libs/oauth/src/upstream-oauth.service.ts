@@ -1,7 +1,7 @@
 import { APP_CONFIG, AppConfig } from '@app/config';
 import { CredentialsCipher } from '@app/credentials';
 import { AuditEventInput, AuditRepository, OAuthRepository, RowLockTimeoutError, ServerOAuthRecord, ServerRepository, StatusWrite, TokenWrite } from '@app/database';
-import { ConflictError, Principal, ServerAuthorizationView, ServerKind, ServerRecord } from '@app/domain';
+import { ConflictError, formatMs, Principal, ServerAuthorizationView, ServerKind, ServerRecord } from '@app/domain';
 import { CLIENT_INFO, FetchLike, HeldToken, McpFailure, McpFailureCode, OutboundPolicy, RefusalVerdict, UpstreamAuthorizer, UpstreamChallenge } from '@app/mcp';
 import { exchangeAuthorization, refreshAuthorization, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import { OAuthError, ServerError, TemporarilyUnavailableError, TooManyRequestsError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
@@ -320,7 +320,7 @@ export class UpstreamOAuthService implements UpstreamAuthorizer {
       if (!(err instanceof RowLockTimeoutError)) throw err;
       return new McpFailure(
         McpFailureCode.DependencyUnavailable,
-        `another renewal of this server's OAuth token did not end within ${lockTimeoutMs / 1000} s (its authorization server is slow to answer); the next attempt tries again`,
+        `another renewal of this server's OAuth token did not end within ${formatMs(lockTimeoutMs)} (its authorization server is slow to answer); the next attempt tries again`,
       );
     });
     if (audited) await this.recordAudit(server, audited.action, audited.outcome, audited.detail);

@@ -1,4 +1,5 @@
-import { OutboundBlockedError, OutboundPolicy } from '@app/mcp';
+import { formatMs, oneLine } from '@app/domain';
+import { OutboundBlockedError, OutboundPolicy, Redactor } from '@app/mcp';
 import { Agent, fetch as undiciFetch } from 'undici';
 
 /** Of the receiver's answer, at most this much is read (for the reason of a failure); the rest is dropped. */
@@ -16,33 +17,27 @@ export interface SendResult {
   permanent: boolean;
 }
 
-function oneLine(text: string, max: number): string {
-  // eslint-disable-next-line no-control-regex -- what a receiver sent is shown as one line of text
-  const s = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
-  return s.length > max ? s.slice(0, max) + '…' : s;
-}
-
-function formatMs(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
-/** Reads at most `max` bytes of a body as text, then lets the rest go. */
-async function readBounded(body: ReadableStream<Uint8Array> | null, max: number): Promise<string> {
-  if (!body) return '';
+/** Reads at most `max` bytes of a body as text, then lets the rest go; `cut`: there was more. */
+async function readBounded(body: ReadableStream<Uint8Array> | null, max: number): Promise<{ text: string; cut: boolean }> {
+  if (!body) return { text: '', cut: false };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
+  let ended = false;
   try {
     while (size < max) {
       const { value, done } = await reader.read();
-      if (done) break;
+      if (done) {
+        ended = true;
+        break;
+      }
       chunks.push(value);
       size += value.byteLength;
     }
   } finally {
     await reader.cancel().catch(() => undefined);
   }
-  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
+  return { text: Buffer.concat(chunks).subarray(0, max).toString('utf8'), cut: !ended && size >= max };
 }
 
 /**
@@ -61,7 +56,7 @@ export class WebhookSender {
     this.dispatcher = new Agent({ connect: { lookup: policy.connectLookup(), timeout: timeoutMs }, keepAliveTimeout: 4000 });
   }
 
-  async send(url: string, headers: Record<string, string>, body: string, redact: (text: string) => string = (t) => t): Promise<SendResult> {
+  async send(url: string, headers: Record<string, string>, body: string, redact: Redactor = (t) => t): Promise<SendResult> {
     const started = Date.now();
     const done = (r: Omit<SendResult, 'durationMs' | 'permanent'> & { permanent?: boolean }): SendResult => ({ permanent: false, ...r, durationMs: Date.now() - started });
     try {
@@ -74,9 +69,10 @@ export class WebhookSender {
     const timer = setTimeout(() => abort.abort(), this.timeoutMs);
     try {
       const res = await undiciFetch(url, { method: 'POST', headers, body, redirect: 'manual', dispatcher: this.dispatcher, signal: abort.signal });
-      const text = await readBounded(res.body as ReadableStream<Uint8Array> | null, MAX_RESPONSE_BYTES);
+      const answer = await readBounded(res.body as ReadableStream<Uint8Array> | null, MAX_RESPONSE_BYTES);
       if (res.status >= 200 && res.status < 300) return done({ ok: true, statusCode: res.status, error: null });
-      const quoted = oneLine(redact(text), QUOTED);
+      // A secret the receiver echoed across the bound leaves its beginning at the end of what was read.
+      const quoted = oneLine(redact(answer.text, { end: answer.cut }), QUOTED);
       const redirect = res.status >= 300 && res.status < 400 ? ' (redirects are not followed: give the final URL)' : '';
       return done({ ok: false, statusCode: res.status, error: `the receiver answered ${res.status}${redirect}${quoted ? `: ${quoted}` : ''}` });
     } catch (err) {

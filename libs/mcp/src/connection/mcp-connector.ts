@@ -283,7 +283,6 @@ export class McpConnector {
       transport: kind,
       protocolVersion: tap.protocolVersion,
       transportFailure: () => extra.child?.failure,
-      stderr: () => extra.child?.stderrText(),
       dispose: extra.dispose,
       beforeClose: extra.beforeClose,
       openServerStream: extra.openServerStream,
@@ -314,13 +313,13 @@ export class McpConnector {
       transport: kind,
       protocolVersion: version,
       transportFailure: () => extra.child?.failure,
-      stderr: () => extra.child?.stderrText(),
     });
   }
 
   private childFor(target: StdioTarget, options: ConnectOptions): ChildProcessTransport {
     const child = new ChildProcessTransport({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, budget: options.budget });
-    options.onStderr?.(() => redactor(target.secrets)(child.stderrText()));
+    const redact = redactor(target.secrets);
+    options.onStderr?.(() => child.stderrText(redact));
     return child;
   }
 

@@ -51,8 +51,6 @@ export interface McpSession {
   onClose(handler: () => void): void;
   /** The failure the transport itself recorded (a child that exited, garbage on stdout), if any. */
   transportFailure(): McpFailure | undefined;
-  /** The kept stderr of a stdio server. */
-  stderr(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -65,7 +63,6 @@ export interface SessionParts {
   transport: SessionTransport;
   protocolVersion?: string;
   transportFailure: () => McpFailure | undefined;
-  stderr: () => string | undefined;
   /** Extra teardown (an in-process server, a killed child). */
   dispose?: () => Promise<void>;
   /** Said to the server before the transport closes (ending an HTTP session). */
@@ -147,10 +144,6 @@ abstract class BaseSession<C extends SdkClient> {
 
   transportFailure(): McpFailure | undefined {
     return this.parts.transportFailure();
-  }
-
-  stderr(): string | undefined {
-    return this.parts.stderr();
   }
 
   async close(): Promise<void> {

@@ -51,6 +51,22 @@ describe('redacting a server of its own secrets', () => {
     expect(namedSecrets({ GITHUB_TOKEN: 'ghp_abcdef', MODE: 'fast', DEBUG_TOKEN: '1', DB_PASSWORD: 'pw-123456' })).toEqual(['ghp_abcdef', 'pw-123456']);
   });
 
+  it('removes what a secret cut by a bound left at that end of the text, in its encodings and across white space', () => {
+    const secret = 'whsec_Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA';
+    const r = redactor([secret]);
+    // The beginning of the secret at the end of a text read up to a bound, then its end at the start of a kept tail.
+    expect(r(`the receiver says: ${secret.slice(0, 17)}`, { end: true })).toBe(`the receiver says: ${REDACTED}`);
+    expect(r(`${secret.slice(9)} and then the rest`, { start: true })).toBe(`${REDACTED} and then the rest`);
+    expect(r(`wrapped: ${secret.slice(0, 6)}\n  ${secret.slice(6, 12)}`, { end: true })).toBe(`wrapped: ${REDACTED}`);
+    expect(r(`json: ${JSON.stringify({ s: secret }).slice(0, 14)}`, { end: true })).not.toContain(secret.slice(0, 6));
+    // A character the cut split in its bytes (U+FFFD) does not hide the part before it.
+    expect(r(`x ${secret.slice(0, 10)}\ufffd`, { end: true })).toBe(`x ${REDACTED}`);
+    // Under MIN_CUT_PART characters, or a text that was not cut: left as it is.
+    expect(r(`ends with ${secret.slice(0, 3)}`, { end: true })).toBe(`ends with ${secret.slice(0, 3)}`);
+    expect(r(`ends with ${secret.slice(0, 17)}`)).toBe(`ends with ${secret.slice(0, 17)}`);
+    expect(r('an answer with nothing of it', { start: true, end: true })).toBe('an answer with nothing of it');
+  });
+
   it('changes nothing without secrets', () => {
     expect(redactor([])('anything at all')).toBe('anything at all');
     expect(redactor([''])('anything at all')).toBe('anything at all');

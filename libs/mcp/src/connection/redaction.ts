@@ -15,7 +15,19 @@
  * ordinary text ("ab" in "about"): a short variant is redacted only as a whole token, where neither side
  * touches a letter or a digit ("key ab", "=ab&", "\"ab\""), and never across white space.
  */
-export type Redactor = (text: string) => string;
+export type Redactor = (text: string, cut?: Cut) => string;
+
+/**
+ * Where a text was cut to a bound before it reached the redactor (the first bytes of a receiver's answer, the
+ * last of a child's stderr): a secret written across the cut left only a part of itself there, which is removed
+ * too when it is at least MIN_CUT_PART characters long (white space between them allowed, as for the whole).
+ */
+export interface Cut {
+  /** The text is the end of something longer: it may begin with the end of a secret. */
+  start?: boolean;
+  /** The text is the beginning of something longer: it may end with the beginning of a secret. */
+  end?: boolean;
+}
 
 export const REDACTED = '[redacted]';
 
@@ -23,6 +35,8 @@ export const REDACTED = '[redacted]';
 const LONG = 8;
 /** A base64 fragment of an unaligned secret is only matched when at least this long (shorter ones are noise). */
 const MIN_FRAGMENT = 8;
+/** The shortest part of a secret left at a cut that is removed (shorter ones are removed only as part of the whole). */
+const MIN_CUT_PART = 4;
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
@@ -100,7 +114,53 @@ export function redactor(secrets: readonly string[]): Redactor {
   if (variants.size === 0) return unchanged;
   const sorted = [...variants].sort((a, b) => b.length - a.length);
   const re = new RegExp(sorted.map(pattern).join('|'), 'g');
-  return (text) => (text ? text.replace(re, REDACTED) : text);
+  const reversed = sorted.map(reverse);
+  return (text, cut) => {
+    if (!text) return text;
+    let out = text.replace(re, REDACTED);
+    if (cut?.end) {
+      const at = partAtEnd(out, sorted);
+      if (at < out.length) out = out.slice(0, at) + REDACTED;
+    }
+    if (cut?.start) {
+      const at = partAtEnd(reverse(out), reversed);
+      if (at < out.length) out = REDACTED + out.slice(out.length - at);
+    }
+    return out;
+  };
+}
+
+function reverse(text: string): string {
+  return [...text].reverse().join('');
+}
+
+/**
+ * Where the end of `text` begins that is the beginning of a variant (at least MIN_CUT_PART characters of it, white
+ * space between them allowed): what a secret cut off by the bound left behind. `text.length` where there is none.
+ */
+function partAtEnd(text: string, variants: readonly string[]): number {
+  const longest = variants[0]?.length ?? 0;
+  // The last non-space characters, with where each stands in the text (a character the cut split in its bytes,
+  // decoded as U+FFFD, is passed over like white space).
+  const chars: string[] = [];
+  const at: number[] = [];
+  for (let i = text.length - 1; i >= 0 && chars.length < longest; i--) {
+    if (/[\s\ufffd]/.test(text[i])) continue;
+    chars.unshift(text[i]);
+    at.unshift(i);
+  }
+  const tail = chars.join('');
+  let cutAt = text.length;
+  for (const variant of variants) {
+    const v = variant.replace(/\s+/g, '');
+    for (let k = Math.min(v.length - 1, tail.length); k >= MIN_CUT_PART; k--) {
+      if (tail.endsWith(v.slice(0, k))) {
+        cutAt = Math.min(cutAt, at[chars.length - k]);
+        break;
+      }
+    }
+  }
+  return cutAt;
 }
 
 /** Query parameters whose values are credentials (`?api_key=…`), by name. */

@@ -3,6 +3,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ChildProcess, spawn } from 'node:child_process';
 import { ByteBudget, formatBytes } from '../connection/byte-budget';
 import { McpFailure, McpFailureCode } from '../connection/mcp-failure';
+import type { Redactor } from '../connection/redaction';
 import { StderrTail } from './stderr-tail';
 
 export interface ChildProcessTransportOptions {
@@ -59,9 +60,9 @@ export class ChildProcessTransport implements Transport {
     this.stderr = new StderrTail(options.stderrLimit);
   }
 
-  /** The kept tail of the child's stderr. */
-  stderrText(): string {
-    return this.stderr.text();
+  /** The kept tail of the child's stderr, with `redact` applied (told where the tail was cut). */
+  stderrText(redact?: Redactor): string {
+    return this.stderr.text(redact);
   }
 
   get pid(): number | undefined {

@@ -1,3 +1,5 @@
+import type { Redactor } from '../connection/redaction';
+
 /** Keeps the last `limit` bytes of a stream (a child's stderr): enough to explain a failure, never unbounded. */
 export class StderrTail {
   private chunks: Buffer[] = [];
@@ -24,9 +26,13 @@ export class StderrTail {
     }
   }
 
-  /** The kept text, marked when older output was dropped. */
-  text(): string {
-    const body = Buffer.concat(this.chunks).toString('utf8');
+  /**
+   * The kept text, marked when older output was dropped, with `redact` applied. The redactor is told that the
+   * text was cut at its start, where a secret written across the cut left only its end.
+   */
+  text(redact?: Redactor): string {
+    const raw = Buffer.concat(this.chunks).toString('utf8');
+    const body = redact ? redact(raw, { start: this.dropped > 0 }) : raw;
     return this.dropped > 0 ? `[${this.dropped} earlier bytes dropped]\n${body}` : body;
   }
 
