@@ -162,8 +162,8 @@ export function usePages<T>(load: (token: string | undefined) => Promise<{ items
   return { items, error, pager, reload: () => setTick((t) => t + 1) };
 }
 
-/** A secret the API gives once (a new key, a signing secret): shown with a Copy button until the person hides it. */
-export function ShownOnce({ id, label, value, onHide, children }: { id: string; label: string; value: string; onHide: () => void; children: ReactNode }) {
+/** A value to copy (a secret, an endpoint): read-only, selected on focus, with a Copy button that says when it copied. */
+export function CopyField({ id, label, value, copyLabel = 'Copy' }: { id: string; label: string; value: string; copyLabel?: string }) {
   const [copied, setCopied] = useState(false);
   async function copy() {
     try {
@@ -174,17 +174,24 @@ export function ShownOnce({ id, label, value, onHide, children }: { id: string; 
     }
   }
   return (
+    <div className="copy-row">
+      <label htmlFor={id} className="sr-only">
+        {label}
+      </label>
+      <input id={id} className="mono" readOnly value={value} onFocus={(e) => e.target.select()} />
+      <button type="button" onClick={copy}>
+        {copied ? 'Copied' : copyLabel}
+      </button>
+    </div>
+  );
+}
+
+/** A secret the API gives once (a new key, a signing secret): shown with a Copy button until the person hides it. */
+export function ShownOnce({ id, label, value, onHide, children }: { id: string; label: string; value: string; onHide: () => void; children: ReactNode }) {
+  return (
     <div className="panel new-key" role="status">
       <p>{children}</p>
-      <div className="copy-row">
-        <label htmlFor={id} className="sr-only">
-          {label}
-        </label>
-        <input id={id} className="mono" readOnly value={value} onFocus={(e) => e.target.select()} />
-        <button type="button" onClick={copy}>
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-      </div>
+      <CopyField id={id} label={label} value={value} />
       <button type="button" onClick={onHide}>
         I have kept it: hide it
       </button>
@@ -217,15 +224,16 @@ export function Crumbs({ to, label }: { to: string; label: string }) {
 }
 
 /**
- * A page's actions: each clears the last message and error, runs, then says what it did or what went wrong.
+ * A page's actions: each clears the last message and error, runs, then says what it did or what went wrong; an
+ * answer that `isAnswer` recognises is handed to `shown`. It resolves to whether the action succeeded.
  * `generation` moves at each action's start and end, so a poll that started before an action can tell that its
  * answer is older than what the action answered, and drop it.
  */
-export function useActions<T>(shown: (answer: T) => void) {
+export function useActions<T>(shown: (answer: T) => void = () => undefined) {
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const generation = useRef(0);
-  async function act(what: string, run: () => Promise<T | unknown>, isAnswer: (a: unknown) => boolean) {
+  async function act(what: string, run: () => Promise<T | unknown>, isAnswer: (a: unknown) => boolean = () => false) {
     setMessage(null);
     setError(null);
     generation.current++;

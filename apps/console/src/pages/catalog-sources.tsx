@@ -1,6 +1,6 @@
 import { type FormEvent, useRef, useState } from 'react';
 import { api, type CatalogSource, errorText, ok } from '../api';
-import { Columns, ConfirmButton, ErrorNote, every, Notice, usePoll, When } from '../ui';
+import { Columns, ConfirmButton, ErrorNote, every, Notice, useActions, usePoll, When } from '../ui';
 import { described, Field, type FieldErrors, fieldErrorsOf } from './server-form';
 
 const REFRESH_MS = 2000;
@@ -8,8 +8,7 @@ const REFRESH_MS = 2000;
 /** The admin's catalog sources: upstream Registry APIs synced into the platform's catalog, each with how its last sync ended. */
 export function CatalogSourcesPage() {
   const [sources, setSources] = useState<CatalogSource[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [message, setMessage] = useState<string | null>(null);
+  const { act: run, message, setMessage, error, setError } = useActions();
   const [baseUrl, setBaseUrl] = useState('');
   const [period, setPeriod] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -45,16 +44,9 @@ export function CatalogSourcesPage() {
     }
   }
 
-  async function act(what: string, run: () => Promise<unknown>) {
-    setError(null);
-    setMessage(null);
-    try {
-      await run();
-      setMessage(what);
-      await load();
-    } catch (err) {
-      setError(errorText(err));
-    }
+  /** Runs an action on a source; once it succeeded, the list is read again at once. */
+  async function act(what: string, action: () => Promise<unknown>) {
+    if (await run(what, action)) await load().catch((err) => setError(errorText(err)));
   }
 
   return (

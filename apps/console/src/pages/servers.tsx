@@ -13,6 +13,23 @@ interface Filters {
   q: string;
 }
 
+/** A filter on one of the wire names in `options` (each shown by its short name), or on none of them. */
+function WireNameFilter<V extends string>(props: { label: string; anyLabel: string; options: readonly V[]; value: V | ''; onChange: (value: V | '') => void }) {
+  return (
+    <label>
+      {props.label}
+      <select value={props.value} onChange={(e) => props.onChange(e.target.value as V | '')}>
+        <option value="">{props.anyLabel}</option>
+        {props.options.map((o) => (
+          <option key={o} value={o}>
+            {shortName(o)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 export function ServersPage() {
   const [filters, setFilters] = useState<Filters>({ kind: '', status: '', q: '' });
   const [text, setText] = useState('');
@@ -75,28 +92,26 @@ export function ServersPage() {
         </a>
       </div>
       <form className="filters" role="search" aria-label="Filter servers" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Kind
-          <select value={filters.kind} onChange={(e) => { setLoading(true); setFilters({ ...filters, kind: e.target.value as Kind | '' }); }}>
-            <option value="">Any kind</option>
-            {KINDS.map((k) => (
-              <option key={k} value={k}>
-                {shortName(k)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Status
-          <select value={filters.status} onChange={(e) => { setLoading(true); setFilters({ ...filters, status: e.target.value as Status | '' }); }}>
-            <option value="">Any status</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {shortName(s)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <WireNameFilter
+          label="Kind"
+          anyLabel="Any kind"
+          options={KINDS}
+          value={filters.kind}
+          onChange={(kind) => {
+            setLoading(true);
+            setFilters({ ...filters, kind });
+          }}
+        />
+        <WireNameFilter
+          label="Status"
+          anyLabel="Any status"
+          options={STATUSES}
+          value={filters.status}
+          onChange={(status) => {
+            setLoading(true);
+            setFilters({ ...filters, status });
+          }}
+        />
         <label className="grow">
           Name contains
           <input type="search" value={text} maxLength={200} onChange={(e) => setText(e.target.value)} placeholder="filesystem, github…" />

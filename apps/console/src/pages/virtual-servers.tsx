@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { api, errorText, ok, type Server, type Tool } from '../api';
 import type { components } from '../generated/api';
 import { href, navigate } from '../router';
-import { Columns, ConfirmButton, Crumbs, ErrorNote, Loading, Notice, usePages, When } from '../ui';
+import { Columns, ConfirmButton, CopyField, Crumbs, ErrorNote, Loading, Notice, usePages, When } from '../ui';
 import { described, Field, type FieldErrors, fieldErrorsOf } from './server-form';
 
 type Schemas = components['schemas'];
@@ -238,7 +238,6 @@ export function VirtualServerPage({ virtualId }: { virtualId: string }) {
   const [error, setError] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
-  const [copied, setCopied] = useState(false);
   const path = { params: { path: { id: virtualId } } };
   const load = () =>
     Promise.all([ok(api.GET('/api/v1/virtual-servers/{id}', path)), ok(api.GET('/api/v1/virtual-servers/{id}/tools', path))])
@@ -259,23 +258,7 @@ export function VirtualServerPage({ virtualId }: { virtualId: string }) {
       {v.description && <p className="prewrap">{v.description}</p>}
       <ErrorNote error={error} />
       {message && <Notice>{message}</Notice>}
-      <div className="copy-row">
-        <label htmlFor="vs-endpoint" className="sr-only">
-          MCP endpoint
-        </label>
-        <input id="vs-endpoint" className="mono" readOnly value={endpointUrl(v)} onFocus={(e) => e.target.select()} />
-        <button
-          type="button"
-          onClick={() =>
-            navigator.clipboard.writeText(endpointUrl(v)).then(
-              () => setCopied(true),
-              () => (document.getElementById('vs-endpoint') as HTMLInputElement | null)?.select(),
-            )
-          }
-        >
-          {copied ? 'Copied' : 'Copy the endpoint'}
-        </button>
-      </div>
+      <CopyField id="vs-endpoint" label="MCP endpoint" value={endpointUrl(v)} copyLabel="Copy the endpoint" />
       <div className="actions" role="group" aria-label="Actions">
         <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
           {editing ? 'Close the editor' : 'Edit'}
