@@ -6,7 +6,7 @@ import { freePort } from '../fixtures/net';
 import { RawServer, sampleTool, startRawServer } from '../fixtures/raw-mcp-server';
 import { makeTenant } from '../support/servers';
 import { signIn } from './browser';
-import { ConsoleHarness, describeBrowser, expectFitsPhone, expectInert, expectText, shot, startConsole, XSS_IMG } from './harness';
+import { ConsoleHarness, describeBrowser, expectFitsPhone, expectInert, expectText, recordBodies, shot, startConsole, XSS_IMG } from './harness';
 
 const API_KEY = `s3cr3t-catalog-${Date.now()}-key`;
 const TENANT_TOKEN = `s3cr3t-catalog-${Date.now()}-bearer`;
@@ -140,8 +140,7 @@ describeBrowser('console in Chromium: the catalog', () => {
 
   it('turns a remote into a server through a form of its required values, secrets as password fields never shown back, and watches it connect', async () => {
     const page = await signIn(h.context, h.t.baseUrl, h.t.adminKey);
-    const bodies: string[] = [];
-    page.on('response', (r) => void r.text().then((b) => bodies.push(b), () => undefined));
+    const bodies = recordBodies(page);
     await page.goto(`${h.t.baseUrl}/#/catalog/${encodeURIComponent('io.github.acme/weather')}/1.2.0`);
     await page.getByRole('button', { name: 'Make a server from this remote' }).click();
     // Nothing given: the API names each missing value, shown beside its field.
@@ -170,7 +169,7 @@ describeBrowser('console in Chromium: the catalog', () => {
     await page.goto(`${h.t.baseUrl}/#/catalog/${encodeURIComponent('io.github.acme/weather')}/1.2.0`);
     await expectText(page.locator('section', { has: page.locator('#made-title') }), /weather\s*CONNECTED/);
     expect(await page.content()).not.toContain(API_KEY);
-    expect(bodies.filter((b) => b.includes(API_KEY))).toEqual([]);
+    expect((await bodies.read()).filter((b) => b.body.includes(API_KEY))).toEqual([]);
     await page.close();
   });
 

@@ -10,7 +10,7 @@ import { EVERYTHING_ENTRY } from '../fixtures/reference-servers';
 import type { TestApp } from '../support/app';
 import { makeTenant, registerServer, settled } from '../support/servers';
 import { signIn } from './browser';
-import { ConsoleHarness, describeBrowser, expectInert, expectText, shot, startConsole, XSS_IMG, XSS_URL } from './harness';
+import { ConsoleHarness, describeBrowser, expectInert, expectText, recordBodies, shot, startConsole, XSS_IMG, XSS_URL } from './harness';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -328,8 +328,7 @@ describeBrowser('console in Chromium', () => {
     const server = await registerServer(t, { name: 'editable', kind: 'BUILT_IN', transport: 'streamable-http', url: tenantServer.url });
     await settled(t, server.id);
     const page = await signIn(context, t.baseUrl, t.adminKey);
-    const bodies: string[] = [];
-    page.on('response', (r) => void r.text().then((b) => bodies.push(b), () => undefined));
+    const bodies = recordBodies(page);
     await page.goto(`${t.baseUrl}/#/servers/${server.id}`);
     const badge = page.locator('.title-row .badge');
     await expectText(badge, /^CONNECTED$/);
@@ -358,7 +357,7 @@ describeBrowser('console in Chromium', () => {
     await page.getByRole('button', { name: 'Yes, delete' }).click();
     await page.getByRole('heading', { name: 'Servers', level: 1 }).waitFor();
     expect((await t.request('GET', `/api/v1/servers/${server.id}`)).status).toBe(404);
-    expect(bodies.filter((b) => b.includes(token))).toEqual([]);
+    expect((await bodies.read()).filter((b) => b.body.includes(token))).toEqual([]);
     await page.close();
   });
 

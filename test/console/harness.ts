@@ -57,6 +57,28 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
   };
 }
 
+/** What a page read: a response's request method and its body. */
+export interface ReadBody {
+  method: string;
+  body: string;
+}
+
+/**
+ * Records the body of every response `page` receives, so that a test can prove a secret never came back. A body is
+ * read after its response event: `read()` waits for every body still being read, so none is missed.
+ */
+export function recordBodies(page: Page): { read(): Promise<ReadBody[]> } {
+  const reads: Promise<ReadBody | undefined>[] = [];
+  page.on('response', (r) => {
+    reads.push(r.text().then((body) => ({ method: r.request().method(), body }), () => undefined));
+  });
+  return {
+    async read() {
+      return (await Promise.all(reads)).filter((b): b is ReadBody => b !== undefined);
+    },
+  };
+}
+
 export async function shot(page: Page, name: string, fullPage = true): Promise<void> {
   if (!SHOTS) return;
   mkdirSync(SHOTS, { recursive: true });

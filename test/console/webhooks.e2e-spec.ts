@@ -4,7 +4,7 @@ import { freePort } from '../fixtures/net';
 import { startWebhookReceiver, WebhookReceiver } from '../fixtures/webhook-receiver';
 import { makeTenant, registerServer, settled, waitFor } from '../support/servers';
 import { signIn } from './browser';
-import { ConsoleHarness, describeBrowser, expectFitsPhone, expectInert, expectText, shot, startConsole } from './harness';
+import { ConsoleHarness, describeBrowser, expectFitsPhone, expectInert, expectText, recordBodies, shot, startConsole } from './harness';
 
 describeBrowser('console in Chromium: webhooks', () => {
   let h: ConsoleHarness;
@@ -21,8 +21,7 @@ describeBrowser('console in Chromium: webhooks', () => {
     const { id: serverId } = await registerServer(h.t, { name: 'watched', transport: 'streamable-http', url: `http://127.0.0.1:${await freePort()}/mcp` }, tenant.key);
     await settled(h.t, serverId);
     const page = await signIn(h.context, h.t.baseUrl, tenant.key);
-    const bodies: { method: string; body: string }[] = [];
-    page.on('response', (r) => void r.text().then((body) => bodies.push({ method: r.request().method(), body }), () => undefined));
+    const bodies = recordBodies(page);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
     // A refused URL: the API's field error beside the field.
     await page.getByLabel('Receiver URL').fill('ftp://example.test/hook');
@@ -72,7 +71,7 @@ describeBrowser('console in Chromium: webhooks', () => {
     await page.getByRole('button', { name: 'Disable' }).click();
     await expectText(page.locator('.title-row .badge'), /disabled/);
     // Neither secret ever came back in an answer the page read, but the two that made them.
-    expect(bodies.filter((b) => b.method === 'GET' && (b.body.includes(secret) || b.body.includes(rotated)))).toEqual([]);
+    expect((await bodies.read()).filter((b) => b.method === 'GET' && (b.body.includes(secret) || b.body.includes(rotated)))).toEqual([]);
     expect(await page.content()).not.toContain(rotated);
     await expectFitsPhone(page);
     await page.close();
