@@ -26,7 +26,7 @@ if (set) Object.assign(best, JSON.parse(set.slice(6)));
 let bestScore = score(best);
 const line = (r) => `recall@1 ${r.recallAt1.toFixed(3)} recall@5 ${r.recallAt5.toFixed(3)} MRR ${r.mrr.toFixed(3)}`;
 process.stderr.write(`start: ${line(bestScore.r)}\n`);
-const scalars = { k1: [0.8, 1.2, 1.6], prefixWeight: [0.3, 0.5, 0.7], coverage: [0.25, 0.5, 1, 1.5], nameCoverage: [0.25, 0.5, 1], fullNameBoost: [1, 1.3, 1.6], exactNameBoost: [2, 3], typoWeight: [0.5, 0.7, 0.9], serverDecay: [0.6, 0.75, 0.85, 1], serverFree: [0, 1, 2, 3] };
+const scalars = { k1: [0.8, 1.2, 1.6], prefixWeight: [0.3, 0.5, 0.7], coverage: [0.25, 0.5, 1, 1.5], nameCoverage: [0.25, 0.5, 1], fullNameBoost: [1, 1.3, 1.6], exactNameBoost: [2, 3], typoWeight: [0.5, 0.7, 0.9], serverDecay: [0.6, 0.75, 0.85, 1], serverFree: [0, 1, 2, 3], actionAgree: [1, 1.1, 1.2, 1.35, 1.5], actionConflict: [0.6, 0.75, 0.85, 1] };
 for (let round = 0; round < rounds; round++) {
   for (const [key, values] of Object.entries(scalars)) {
     for (const v of values) {

@@ -1,4 +1,4 @@
-import { CatalogRepository, CatalogToolRow, ChangeFeedRepository, createDatabaseClients, DatabaseClients, ServerRepository, Sql } from '@app/database';
+import { CatalogRepository, CatalogToolRow, ChangeFeedRepository, createDatabaseClients, DatabaseClients, INSTRUCTIONS_OPENING, ServerRepository, Sql } from '@app/database';
 import { migrate } from '@app/database-runtime';
 import { connectionFingerprint, connectionOf, ServerKind, ServerStatus, TransportType } from '@app/domain';
 import { randomUUID } from 'node:crypto';
@@ -100,6 +100,18 @@ describe('the catalog reads and the change log', () => {
     const before = (await catalog.loadServers([live])).servers[0].toolsHash;
     await sql.query(`UPDATE tools SET hash = 'h2' WHERE server_id = $1 AND name = 'beta'`, [live]);
     expect((await catalog.loadServers([live])).servers[0].toolsHash).not.toBe(before);
+  });
+
+  it("reads the opening of a server's instructions for the search, and reports a change of them", async () => {
+    const id = await addServer();
+    await replaceTools(id, ['one']);
+    expect((await catalog.loadServers([id])).servers[0].instructions).toBeNull();
+    const { xmin } = await changedSince(0n);
+    const long = `Acme Ledger keeps the books. ${'x'.repeat(INSTRUCTIONS_OPENING * 2)}`;
+    await sql.query('UPDATE servers SET instructions = $2 WHERE id = $1', [id, long]);
+    expect((await log.changesSince(xmin)).changes).toContainEqual(expect.objectContaining({ serverId: id, bookkeeping: false }));
+    const loaded = (await catalog.loadServers([id])).servers[0].instructions;
+    expect(loaded).toBe(long.slice(0, INSTRUCTIONS_OPENING));
   });
 
   it('reports tool replacements, deletes and status changes with the owner, and discovery bookkeeping as such', async () => {

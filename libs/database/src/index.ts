@@ -60,7 +60,7 @@ export {
   RecordResult,
   SweepCandidate,
 } from './repositories/discovery-state.repository';
-export { CatalogRepository, CatalogServerRow, CatalogToolRow, CatalogDefinitionRow } from './repositories/catalog.repository';
+export { CatalogRepository, CatalogServerRow, CatalogToolRow, CatalogDefinitionRow, INSTRUCTIONS_OPENING } from './repositories/catalog.repository';
 export { ChangeFeedRepository, ChangeLogRow, ChangeLogPage } from './repositories/change-feed.repository';
 export {
   ChangeFeed,

@@ -86,6 +86,7 @@ export function docsFromEvalServers(
         description: t.description,
         inputSchema: t.inputSchema,
         annotations: t.annotations,
+        ...(s.instructions ? { serverInstructions: s.instructions } : {}),
       })),
     );
   }

@@ -11,9 +11,14 @@ export enum Field {
   DESCRIPTION = 3,
   PARAMS = 4,
   SERVER = 5,
+  /**
+   * What the server says of itself at initialize (its instructions), the opening of it: context shared by
+   * all of its tools ("Microsoft Graph", "web-grounded search"), weighed low since it describes no one tool.
+   */
+  SERVER_ABOUT = 6,
 }
 
-export const FIELD_COUNT = 6;
+export const FIELD_COUNT = 7;
 
 /**
  * Long descriptions (some servers put whole manuals in them) are cut, so one verbose tool cannot take
@@ -22,6 +27,8 @@ export const FIELD_COUNT = 6;
 const MAX_DESCRIPTION_TOKENS = 400;
 const MAX_PURPOSE_TOKENS = 40;
 const MAX_PARAM_TOKENS = 300;
+/** The opening of a server's instructions; the rest is usually how to call its tools, not what they are for. */
+const MAX_SERVER_ABOUT_TOKENS = 24;
 const MAX_SCHEMA_DEPTH = 6;
 const MAX_SCHEMA_NODES = 200;
 
@@ -35,15 +42,54 @@ export function fieldTokens(doc: ToolDocument): Token[][] {
   out[Field.DESCRIPTION] = tokenize(rest, MAX_DESCRIPTION_TOKENS);
   out[Field.PARAMS] = tokenize(schemaText(doc.inputSchema), MAX_PARAM_TOKENS);
   out[Field.SERVER] = tokenize(doc.serverName);
+  out[Field.SERVER_ABOUT] = serverAboutTokens(doc.serverInstructions);
   return out;
 }
 
-/** Splits a description after its first sentence (or first line, whichever ends sooner). */
+// Every tool of a server carries the same instructions: they are read once per server, not once per tool.
+let lastInstructions: string | undefined;
+let lastInstructionTokens: Token[] = [];
+
+function serverAboutTokens(instructions: string | undefined): Token[] {
+  if (!instructions) return [];
+  if (instructions !== lastInstructions) {
+    lastInstructions = instructions;
+    lastInstructionTokens = tokenize(firstSentence(instructions.slice(0, MAX_SERVER_ABOUT_TOKENS * 20))[0], MAX_SERVER_ABOUT_TOKENS);
+  }
+  return lastInstructionTokens;
+}
+
+/**
+ * Splits a description after its first sentence (or first line, whichever ends sooner). Some servers lay
+ * their descriptions out in headed sections ("🎯 Purpose:", "🛡️ Guardrails:", "[beta]"): the sentence under
+ * a "Purpose" heading is the purpose wherever it is, and headings, tags and list markers before the first
+ * sentence are not it.
+ */
 export function splitPurpose(description: string): [purpose: string, rest: string] {
-  const text = description.trimStart();
+  const headed = PURPOSE_HEADING.exec(description);
+  if (headed) {
+    const [purpose, after] = firstSentence(description.slice(headed.index + headed[0].length));
+    return [purpose, `${description.slice(0, headed.index)}\n${after}`];
+  }
+  return firstSentence(description);
+}
+
+const PURPOSE_HEADING = /(?:^|\n)[^\p{L}\p{N}\n]*purpose\s*:?[ \t]*(?:\n|$)/iu;
+/** A line that only heads what follows ("Usage:", "## Notes"), a tag ("[beta]"), a list marker ("1."). */
+const LEADER = /^(?:[^\p{L}\p{N}\n]*[\p{L}\p{N}][^\n.!?]{0,40}:[ \t]*\n|\[[^\]\n]{1,20}\][ \t]*|(?:\d{1,2}[.)]|[-*•])[ \t]+)/u;
+
+function firstSentence(description: string): [purpose: string, rest: string] {
+  let text = description.trimStart();
+  let skipped = '';
+  for (let i = 0; i < 4; i++) {
+    const leader = LEADER.exec(text);
+    if (!leader) break;
+    skipped += leader[0];
+    text = text.slice(leader[0].length).trimStart();
+  }
   const end = text.search(/[.!?](?:\s|$)|\n/);
-  if (end < 0) return [text, ''];
-  return [text.slice(0, end + 1), text.slice(end + 1)];
+  if (end < 0) return [text, skipped];
+  return [text.slice(0, end + 1), `${skipped}${text.slice(end + 1)}`];
 }
 
 function stringOr(value: unknown): string | undefined {

@@ -37,6 +37,10 @@ export interface RankingParams {
   readonly serverDecay: number;
   /** Results of one server that are not diversified away: the decay applies from the next one on. */
   readonly serverFree: number;
+  /** Factor for a tool whose name does the kind of action the request opens with ("delete …" → delete_branch). */
+  readonly actionAgree: number;
+  /** Factor for a tool whose name does another kind of action ("delete …" → create_branch). */
+  readonly actionConflict: number;
 }
 
 function fields(entries: Record<Field, FieldParams>): FieldParams[] {
@@ -58,6 +62,7 @@ export const DEFAULT_RANKING: RankingParams = {
     [Field.PARAMS]: { weight: 0.3, b: 0.75, referenceLength: 40 },
     // the server's name counts as much as the tool's title: "on bitbucket", "in outlook" decide between near misses
     [Field.SERVER]: { weight: 4, b: 0.3, referenceLength: 1.5 },
+    [Field.SERVER_ABOUT]: { weight: 0.2, b: 0.5, referenceLength: 40 },
   }),
   k1: 1.6,
   prefixWeight: 0.3,
@@ -69,4 +74,6 @@ export const DEFAULT_RANKING: RankingParams = {
   typoWeight: 0.7,
   serverDecay: 0.85,
   serverFree: 3,
+  actionAgree: 1.2,
+  actionConflict: 0.85,
 };

@@ -40,7 +40,7 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['deploy', 'release', 'rollout', 'ship'],
   ['location', 'place', 'address', 'map', 'near', 'nearby'],
   ['directions', 'route', 'navigate', 'travel', 'go'],
-  ['drive', 'driving', 'car'],
+  ['driving', 'car'],
   ['elevation', 'altitude', 'height', 'high'],
   ['relation', 'relationship', 'link', 'connect', 'connection'],
   ['monitor', 'watch', 'track'],
@@ -89,6 +89,9 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['spreadsheet', 'worksheet', 'workbook', 'sheet'],
   ['meeting', 'standup', 'sync', 'call'],
   ['feature', 'flag', 'toggle'],
+  ['sprint', 'iteration', 'cycle'],
+  ['mute', 'silence', 'snooze', 'quiet'],
+  ['resize', 'wide', 'narrow', 'width'],
 ];
 
 /**
@@ -127,7 +130,63 @@ export const EXPANSIONS: Readonly<Record<string, readonly string[]>> = {
   owe: ['payable', 'aged'],
   owes: ['receivable', 'aged'],
   agenda: ['calendar', 'event'],
+  car: ['driving', 'directions'],
+  hot: ['temperature', 'weather'],
+  cold: ['temperature', 'weather'],
+  warm: ['temperature', 'weather'],
+  automatically: ['rule', 'filter', 'automation'],
+  eta: ['arrival', 'duration', 'directions'],
+  todo: ['task'],
+  pto: ['leave', 'time', 'off'],
+  vacation: ['leave', 'time', 'off'],
 };
+
+/**
+ * What a request asks to be done, and what a tool does, in five kinds of action. A request that opens with
+ * one of these verbs ("delete the branch", "list my repos") favours the tools whose names say they do
+ * that kind of thing over the tools of the same subject that do another ("create_branch" for "delete the
+ * branch"); sending and creating are neither for nor against each other ("post an update" may create one).
+ */
+export enum Action {
+  CREATE = 1,
+  READ = 2,
+  UPDATE = 4,
+  DELETE = 8,
+  SEND = 16,
+}
+
+export const ACTION_WORDS: Readonly<Record<Action, readonly string[]>> = {
+  [Action.CREATE]: ['create', 'add', 'new', 'make', 'insert', 'generate', 'register', 'append', 'upload', 'write', 'draft', 'schedule', 'book'],
+  [Action.READ]: [
+    'get', 'list', 'show', 'find', 'search', 'fetch', 'retrieve', 'read', 'view', 'look', 'lookup', 'query', 'describe',
+    'display', 'browse', 'enumerate', 'check', 'count', 'download', 'export', 'inspect', 'see',
+  ],
+  [Action.UPDATE]: ['update', 'edit', 'modify', 'change', 'set', 'patch', 'rename', 'move', 'alter', 'adjust', 'reschedule', 'replace', 'mark', 'assign', 'turn', 'toggle', 'enable', 'disable'],
+  [Action.DELETE]: ['delete', 'remove', 'destroy', 'erase', 'drop', 'trash', 'purge', 'cancel', 'wipe', 'clear', 'unset'],
+  [Action.SEND]: ['send', 'post', 'reply', 'publish', 'share', 'notify', 'forward'],
+};
+
+const ACTION_OF = ((): Map<string, number> => {
+  const out = new Map<string, number>();
+  for (const [action, words] of Object.entries(ACTION_WORDS)) {
+    for (const w of words) out.set(termOf(w), (out.get(termOf(w)) ?? 0) | Number(action));
+  }
+  return out;
+})();
+
+/** The kinds of action a term names (a bit set of Action), 0 for none. */
+export function actionOf(term: string): number {
+  return ACTION_OF.get(term) ?? 0;
+}
+
+/** Whether a request for `wanted` and a tool that does `does` (bit sets) agree (1), conflict (-1) or neither (0). */
+export function actionAgreement(wanted: number, does: number): number {
+  if (wanted === 0 || does === 0) return 0;
+  if ((wanted & does) !== 0) return 1;
+  const makes = Action.CREATE | Action.SEND;
+  if ((wanted & makes) !== 0 && (does & makes) !== 0) return 0;
+  return -1;
+}
 
 /** Weight of a synonym relative to the word that was typed. */
 export const SYNONYM_WEIGHT = 0.6;
@@ -178,7 +237,9 @@ export function alternativesOf(term: string): readonly Alternative[] {
  */
 export const PHRASES: readonly (readonly [pattern: RegExp, words: string])[] = [
   // arithmetic: a percentage, an expression, a statistic of some numbers
-  [/\d\s*%|\bper ?cent(age)?\b/i, 'math calculate expression percentage'],
+  // (a share of a number, not "20% off" or "for 10% of users", which are a discount and a rollout)
+  [/\d\s*(%|per ?cent)\s*of\s*[$€£]?\d|\bper ?centage (of|change|increase|decrease)\b|\b(by|plus|minus) \d+(\.\d+)?\s*(%|per ?cent)/i, 'math calculate expression percentage'],
+  [/\d\s*(%|per ?cent) off\b/i, 'discount'],
   // (a hyphen only with spaces around it: 2024-01-01 is a date, 10 - 4 a sum)
   [/\d\s*[+*/^×÷]\s*\(?\d|\d\s+-\s+\d|\bsquare root\b|\bsqrt\b/i, 'math calculate expression'],
   [/\b(average|mean|median|sum|total|standard deviation) of\b/i, 'math statistics calculate'],
@@ -197,9 +258,43 @@ export const PHRASES: readonly (readonly [pattern: RegExp, words: string])[] = [
   // money owed
   [/\bwho owes (us|me)\b|\bowed to (us|me)\b/i, 'receivable aged'],
   [/\b(we|i) owe\b/i, 'payable aged'],
+  // arithmetic in words
+  [/\badd \d+(\.\d+)? (and|to|plus) \d/i, 'sum math calculate'],
+  // a statement of SQL
+  [/\bselect\b.+\bfrom\b|\binsert into\b|\bdelete from\b|\bupdate \w+ set\b/i, 'sql query database'],
+  // grouping rows
+  [/\bgroup(ed|ing)? (them |it )?by\b/i, 'aggregate'],
+  // what a page asked of servers
+  [/\b(api|network|http|xhr|fetch) (calls?|requests?)\b/i, 'network requests'],
+  // a payment page
+  [/\bcheckout (link|page|session|url)\b/i, 'payment link'],
+  // what is left of something
+  [/\bhow much\b.*\b(left|remaining|remain)\b/i, 'balance'],
+  // a set of things asked about
+  [/^\W*(what|which)\b.*\b(are (there|in|open|on)|do (i|we|you) have|exist|is in)\b/i, 'list'],
   // travel time
   [/\bhow (long|far)\b.*\b(walk|drive|bike|cycle|get|take)\b/i, 'directions distance travel'],
 ];
+
+/**
+ * Idioms whose words mislead when read one by one ("how many" is no batch of anything, "file a bug" no
+ * file, "google it" no Google product): each is replaced by what it asks for, before anything else.
+ */
+export const REWRITES: readonly (readonly [pattern: RegExp, replacement: string])[] = [
+  [/\bhow many\b/gi, 'count'],
+  [/\bhow much (money|cash|funds?)\b/gi, 'balance'],
+  [/^(\W*)google\b/gi, '$1search the web for'],
+  [/\bfile (a|an|the|this|that|my|our|new)\b(?!\s+(called|named|to|from|in|into|on)\b)/gi, 'create $1'],
+  [/\bto[- ]do\b(?=\s+(list|task|item)s?\b)/gi, 'todo task'],
+  [/\bon my plate\b/gi, 'my tasks'],
+];
+
+/** The request with every idiom of REWRITES replaced. */
+export function rewriteIdioms(query: string): string {
+  let out = query;
+  for (const [pattern, replacement] of REWRITES) out = out.replace(pattern, replacement);
+  return out;
+}
 
 /** The request with the words of every phrase it contains appended. */
 export function expandPhrases(query: string): string {

@@ -16,6 +16,11 @@ export interface ToolDocument {
   /** The tool's JSON Schema for its arguments (an object schema); property names, descriptions and enums are indexed. */
   readonly inputSchema?: unknown;
   readonly annotations?: { readonly title?: string } & Readonly<Record<string, unknown>>;
+  /**
+   * The instructions the server sent at initialize, if any: its opening is indexed with a low weight as
+   * context for each of its tools (the same string for every tool of a server).
+   */
+  readonly serverInstructions?: string;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { splitPurpose } from './fields';
+import { DEFAULT_RANKING } from './ranking';
 import { describeArguments, ToolSearchIndex } from './tool-search-index';
 import type { ToolDocument } from './tool-document';
 
@@ -124,6 +126,58 @@ describe('ToolSearchIndex ranking', () => {
 
   it('refuses a search without a visibility', () => {
     expect(() => index.search('status', {} as never)).toThrow(TypeError);
+  });
+});
+
+describe('ToolSearchIndex actions and server context', () => {
+  it('favours the tool that does what the request opens with over its neighbours on the same subject', () => {
+    const index = new ToolSearchIndex();
+    const branch = 'A branch of the repository.';
+    index.upsertServerTools('vcs', [
+      tool('vcs', 'create_branch', { description: `Creates a branch. ${branch}` }),
+      tool('vcs', 'delete_branch', { description: `Deletes a branch. ${branch}` }),
+      tool('vcs', 'list_branches', { description: `Lists the branches. ${branch}` }),
+      tool('vcs', 'branch_protection', { description: `The rules that protect a branch. ${branch}` }),
+    ]);
+    expect(names(index, 'remove the old branch')[0]).toBe('vcs:delete_branch');
+    expect(names(index, 'make a branch for the fix')[0]).toBe('vcs:create_branch');
+    expect(names(index, 'show every branch')[0]).toBe('vcs:list_branches');
+    // no verb first: nothing is favoured or held back for its action
+    const neutral = new ToolSearchIndex({ ranking: { ...DEFAULT_RANKING, actionAgree: 1, actionConflict: 1 } });
+    neutral.upsertServerTools('vcs', index.search('branch', { visible: () => true }).map((h) => h.doc));
+    for (const q of ['branch rules', 'the branches']) expect(names(index, q)).toEqual(names(neutral, q));
+  });
+
+  it("reads a server's instructions as context for its tools, below what the tools say of themselves", () => {
+    const index = new ToolSearchIndex();
+    index.upsertServerTools('books', [
+      tool('books', 'list_entries', { serverName: 'Ledger', description: 'List the entries.', serverInstructions: 'Bookkeeping for small firms: invoices, payroll and VAT returns.' }),
+    ]);
+    index.upsertServerTools('notes', [tool('notes', 'list_entries', { serverName: 'Notes', description: 'List the entries.' })]);
+    index.upsertServerTools('tax', [tool('tax', 'file_vat_return', { serverName: 'Tax', description: 'File a VAT return.' })]);
+    expect(names(index, 'list the payroll entries')[0]).toBe('books:list_entries');
+    expect(names(index, 'file the vat return')[0]).toBe('tax:file_vat_return');
+  });
+
+  it('finds the purpose of a description laid out in headed sections', () => {
+    const index = new ToolSearchIndex();
+    index.upsertServerTools('crm', [
+      tool('crm', 'crm-batch-update', {
+        description: '\n  🛡️ Guardrails:\n    1. This tool modifies data.\n\n  🎯 Purpose:\n    1. Updates several records at once.\n',
+      }),
+      tool('crm', 'crm-guard', { description: 'Guardrails for data that this tool modifies.' }),
+    ]);
+    const [hit] = index.search('update several records', { visible: () => true });
+    expect(hit.doc.toolName).toBe('crm-batch-update');
+  });
+
+  it('splits a description after the sentence that says what the tool is for', () => {
+    expect(splitPurpose('Creates a branch. Needs write access.')).toEqual(['Creates a branch.', ' Needs write access.']);
+    expect(splitPurpose('[beta] Delete a message object.')[0]).toBe('Delete a message object.');
+    expect(splitPurpose('Usage:\n  - Lists the open jobs.\n')[0]).toBe('Lists the open jobs.');
+    expect(splitPurpose('📦 Returns:\n  1. A list.\n🎯 Purpose\n  1. Retrieves the objects of a type.\n')[0]).toBe('Retrieves the objects of a type.');
+    // a colon inside a sentence is no heading
+    expect(splitPurpose('Search: find items by name.')[0]).toBe('Search: find items by name.');
   });
 });
 

@@ -1,7 +1,7 @@
 import { maySee } from '@app/domain';
 import { FIELD_COUNT, Field, fieldTokens } from './fields';
 import { DEFAULT_RANKING, RankingParams } from './ranking';
-import { alternativesOf, expandPhrases } from './synonyms';
+import { Action, actionAgreement, actionOf, alternativesOf, expandPhrases, rewriteIdioms } from './synonyms';
 import { isIndexable, splitWords, termOf } from './tokenizer';
 import type { Confidence, SearchHit, SearchOptions, ToolDocument, Visibility } from './tool-document';
 
@@ -75,6 +75,8 @@ interface ServerEntry {
 interface PreparedDoc {
   readonly doc: ToolDocument;
   readonly nameLength: number;
+  /** The kinds of action its name says it does (a bit set of Action). */
+  readonly actions: number;
   /** Distinct terms and their postings' low bits (in-name bit and impact). */
   readonly terms: Map<string, number>;
   /** Each distinct word as written, with its term. */
@@ -131,6 +133,7 @@ export class ToolSearchIndex {
   private slotDocs: (ToolDocument | undefined)[] = [];
   private slotAlive = new Uint8Array(1024);
   private slotNameLengths = new Uint8Array(1024);
+  private slotActions = new Uint8Array(1024);
   private slotCount = 0;
   private liveCount = 0;
   private deadCount = 0;
@@ -227,9 +230,10 @@ export class ToolSearchIndex {
    * tried again with every word taken as possibly misspelt or unfinished, and when that finds nothing
    * either the answer is a best guess (general question-answering and search tools), marked low.
    */
-  search(query: string, options: SearchOptions): SearchHit[] {
+  search(request: string, options: SearchOptions): SearchHit[] {
     const limit = clampLimit(options.limit);
     if (this.liveCount === 0) return [];
+    const query = rewriteIdioms(request);
     const accept = acceptor(options);
     for (const relaxed of [false, true]) {
       const groups = this.parseQuery(query, relaxed);
@@ -289,6 +293,7 @@ export class ToolSearchIndex {
     this.slotDocs[slot] = this.retain(p.doc);
     this.slotAlive[slot] = 1;
     this.slotNameLengths[slot] = Math.min(p.nameLength, 0xff);
+    this.slotActions[slot] = p.actions;
     for (const [term, low] of p.terms) this.appendPosting(this.termIdOf(term), slot * (1 << SLOT_SHIFT) + low);
     for (const [surface, term] of p.surfaces) {
       if (!this.surfaceTerms.has(surface)) {
@@ -340,6 +345,9 @@ export class ToolSearchIndex {
     const nameLengths = new Uint8Array(cap);
     nameLengths.set(this.slotNameLengths);
     this.slotNameLengths = nameLengths;
+    const actions = new Uint8Array(cap);
+    actions.set(this.slotActions);
+    this.slotActions = actions;
   }
 
   private maybeCompact(): void {
@@ -359,12 +367,14 @@ export class ToolSearchIndex {
     const docs: (ToolDocument | undefined)[] = new Array(next);
     const alive = new Uint8Array(Math.max(1024, next));
     const nameLengths = new Uint8Array(alive.length);
+    const actions = new Uint8Array(alive.length);
     for (let slot = 0; slot < this.slotCount; slot++) {
       const to = remap[slot];
       if (to < 0) continue;
       docs[to] = this.slotDocs[slot];
       alive[to] = 1;
       nameLengths[to] = this.slotNameLengths[slot];
+      actions[to] = this.slotActions[slot];
     }
 
     const termIds = new Map<string, number>();
@@ -401,6 +411,7 @@ export class ToolSearchIndex {
     this.slotDocs = docs;
     this.slotAlive = alive;
     this.slotNameLengths = nameLengths;
+    this.slotActions = actions;
     this.slotCount = next;
     this.liveCount = next;
     this.deadCount = 0;
@@ -631,8 +642,9 @@ export class ToolSearchIndex {
     accept: (doc: ToolDocument) => boolean,
     relaxed: boolean,
   ): SearchHit[] {
-    const { coverage, nameCoverage, fullNameBoost, exactNameBoost, serverDecay } = this.ranking;
+    const { coverage, nameCoverage, fullNameBoost, exactNameBoost, serverDecay, actionAgree, actionConflict } = this.ranking;
     const queryWords = splitWords(query).filter(isIndexable);
+    const wanted = queryAction(query, queryWords);
     const normalizedQuery = queryWords.join(' ');
     const typedNames = typedIdentifiers(query);
     // more candidates than asked for, so that a server's fourth-best tool can give way to another's best
@@ -657,6 +669,9 @@ export class ToolSearchIndex {
           }
         }
       }
+      const agreement = actionAgreement(wanted & ACTION_BITS, this.slotActions[slot]);
+      if (agreement < 0) score *= actionConflict;
+      else if (agreement > 0 && (wanted & ASKED) === 0) score *= actionAgree;
       score = Math.round(score * 1e6) / 1e6;
       if (score < floor) continue;
       const doc = this.slotDocs[slot] as ToolDocument;
@@ -700,8 +715,42 @@ function prepare(doc: ToolDocument, ranking: RankingParams): PreparedDoc {
     const impact = Math.max(1, Math.round((IMPACT_MASK * tf) / (ranking.k1 + tf)));
     terms.set(term, impact | (inName.has(term) ? NAME_BIT : 0));
   }
-  return { doc, nameLength: tokens[Field.NAME].length, terms, surfaces };
+  return { doc, nameLength: tokens[Field.NAME].length, actions: actionsOf(tokens), terms, surfaces };
 }
+
+/**
+ * What a tool does, from the verbs of its name ("get_or_create_label": read and create), else of its
+ * title, else from the first word of its description ("Creates a …").
+ */
+function actionsOf(tokens: readonly (readonly { readonly term: string }[])[]): number {
+  for (const f of [Field.NAME, Field.TITLE]) {
+    let actions = 0;
+    for (const t of tokens[f]) actions |= actionOf(t.term);
+    if (actions !== 0) return actions;
+  }
+  const first = tokens[Field.PURPOSE][0];
+  return first === undefined ? 0 : actionOf(first.term);
+}
+
+/**
+ * The kind of action a request asks for: that of its first word when it is a verb ("delete the old
+ * branch"), reading for a question ("which branches are there"), else none. A verb further on is as often
+ * a noun ("what changed", "the last update").
+ */
+function queryAction(query: string, words: readonly string[]): number {
+  const first = words.length === 0 ? 0 : actionOf(termOf(words[0]));
+  if (first !== 0) return first;
+  return QUESTION.test(query) ? Action.READ | ASKED : 0;
+}
+
+/**
+ * Marks an action read from a question rather than a verb: it holds back the tools that would change
+ * something, without favouring one reading tool over a tool whose name has no verb ("cron_parse").
+ */
+const ASKED = 0x80;
+const ACTION_BITS = 0x7f;
+
+const QUESTION = /^\W*(what|which|who|whose|where|when|how|is|are|do|does|did|any|have|has)\b/i;
 
 function clampLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return DEFAULT_LIMIT;
@@ -724,6 +773,9 @@ const FILE_NAME = new RegExp(
 export function describeArguments(query: string): string {
   return query
     .replace(/\b(?:https?|ftp):\/\/\S+/gi, ' url ')
+    .replace(/(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?(?![\w.])/g, ' ip address ')
+    .replace(/(?<![\w.])-?\d{1,3}\.\d{2,}\s*,\s*-?\d{1,3}\.\d{2,}(?![\w.])/g, ' coordinates latitude longitude ')
+    .replace(/(?<![\w.])v?\d+\.\d+\.\d+(?:-[\w.]+)?(?![\w.])/gi, ' version ')
     .replace(/\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|ai|app|co|edu|gov)\b\S*/gi, ' website ')
     .replace(/(?:^|\s)(?:~|\.{1,2})?\/?(?:[\w.-]+\/)+[\w.-]+/g, ' file ')
     .replace(FILE_NAME, ' file ');

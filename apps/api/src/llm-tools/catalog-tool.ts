@@ -23,9 +23,10 @@ export interface AnalysedTool extends ToolDocument {
 
 /**
  * `selfName` is what the server calls itself: indexed with the name it was registered under, so that a
- * tenant's "my-gh" is found for "GitHub" when the server says it is GitHub's.
+ * tenant's "my-gh" is found for "GitHub" when the server says it is GitHub's. `instructions` (their opening)
+ * are what it says of itself at initialize, indexed as low-weight context for each of its tools.
  */
-export function analysedTool(tool: CatalogTool, row: CatalogToolRow, selfName: string | null): AnalysedTool {
+export function analysedTool(tool: CatalogTool, row: CatalogToolRow, selfName: string | null, instructions: string | null = null): AnalysedTool {
   return {
     tool,
     serverId: tool.serverId,
@@ -37,6 +38,7 @@ export function analysedTool(tool: CatalogTool, row: CatalogToolRow, selfName: s
     description: row.description ?? undefined,
     inputSchema: row.inputSchema ?? undefined,
     annotations: row.annotationsTitle === null ? undefined : { title: row.annotationsTitle },
+    ...(instructions ? { serverInstructions: instructions } : {}),
   };
 }
 

@@ -13,6 +13,8 @@ export interface CatalogServer {
   readonly id: string;
   readonly name: string;
   readonly selfName: string | null;
+  /** The opening of its instructions, indexed as context for its tools. */
+  readonly instructions: string | null;
   readonly kind: ServerKind;
   readonly tenantId: string | null;
   /**
@@ -38,7 +40,7 @@ const DEFINITION_CACHE = 5000;
 
 /** Whether a reload found the server as it was: then its entry, index slots and pooled sessions stay. */
 function unchanged(a: CatalogServer, b: CatalogServer): boolean {
-  return a.name === b.name && a.selfName === b.selfName && a.kind === b.kind && a.tenantId === b.tenantId && a.connection === b.connection && a.toolsHash === b.toolsHash;
+  return a.name === b.name && a.selfName === b.selfName && a.instructions === b.instructions && a.kind === b.kind && a.tenantId === b.tenantId && a.connection === b.connection && a.toolsHash === b.toolsHash;
 }
 
 /**
@@ -313,12 +315,13 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
     for (const t of tools) {
       const tool = new CatalogTool(row.id, row.name, row.kind, row.tenantId, t.toolName);
       map.set(t.toolName, tool);
-      analysed.push(analysedTool(tool, t, row.selfName));
+      analysed.push(analysedTool(tool, t, row.selfName, row.instructions));
     }
     const entry: CatalogServer = {
       id: row.id,
       name: row.name,
       selfName: row.selfName,
+      instructions: row.instructions,
       kind: row.kind,
       tenantId: row.tenantId,
       generation: ++this.generation,

@@ -39,6 +39,8 @@ export interface CatalogServerRow {
   name: string;
   /** What the server calls itself (its title, else its name), as discovery found it. */
   selfName: string | null;
+  /** The opening of the instructions it sent at initialize (at most INSTRUCTIONS_OPENING characters). */
+  instructions: string | null;
   kind: ServerKind;
   tenantId: string | null;
   status: ServerStatus;
@@ -55,12 +57,16 @@ export interface CatalogServerRow {
 const CONNECTION_COLUMNS = `s.transport, s.url, s.command, s.args, s.env, s.headers, s.credentials_cipher, s.credentials_env, s.app_slug, s.account_id,
   s.oauth_config, s.oauth_client_secret_cipher`;
 
-const SERVER_COLUMNS = `s.id, s.name, coalesce(s.server_title, s.server_name) AS self_name, s.kind, s.tenant_id, s.status, s.enabled, ${CONNECTION_COLUMNS}, ${SERVED_TOOLS_HASH} AS tools_hash`;
+/** What the catalog reads of a server's instructions: the search indexes their opening only. */
+export const INSTRUCTIONS_OPENING = 1200;
+
+const SERVER_COLUMNS = `s.id, s.name, coalesce(s.server_title, s.server_name) AS self_name, left(s.instructions, ${INSTRUCTIONS_OPENING}) AS instructions, s.kind, s.tenant_id, s.status, s.enabled, ${CONNECTION_COLUMNS}, ${SERVED_TOOLS_HASH} AS tools_hash`;
 
 interface RawServer {
   id: string;
   name: string;
   self_name: string | null;
+  instructions: string | null;
   kind: ServerKind;
   tenant_id: string | null;
   status: ServerStatus;
@@ -118,6 +124,7 @@ function toServer(r: RawServer): CatalogServerRow {
     id: r.id,
     name: r.name,
     selfName: r.self_name,
+    instructions: r.instructions,
     kind: r.kind,
     tenantId: r.tenant_id,
     status: r.status,
