@@ -11,11 +11,11 @@ import { splitWords, termOf } from './tokenizer';
 export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['find', 'search', 'lookup', 'look', 'query', 'locate', 'seek'],
   ['create', 'add', 'new', 'make', 'insert', 'open', 'start'],
-  ['delete', 'remove', 'destroy', 'erase', 'drop', 'trash', 'purge', 'forget', 'cancel'],
+  ['delete', 'remove', 'destroy', 'erase', 'drop', 'trash', 'purge', 'forget', 'cancel', 'wipe'],
   ['list', 'enumerate', 'browse', 'show'],
   ['get', 'fetch', 'retrieve', 'read', 'view', 'show', 'load', 'display', 'see', 'check', 'open'],
   ['send', 'post', 'deliver', 'publish', 'share'],
-  ['update', 'edit', 'modify', 'change', 'set', 'patch', 'alter', 'adjust', 'reschedule'],
+  ['update', 'edit', 'modify', 'change', 'set', 'patch', 'alter', 'adjust', 'reschedule', 'upgrade', 'downgrade'],
   ['file', 'document', 'doc'],
   ['issue', 'ticket', 'bug', 'task', 'incident'],
   ['message', 'chat', 'msg', 'dm'],
@@ -42,7 +42,7 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['directions', 'route', 'navigate', 'travel', 'go'],
   ['driving', 'car'],
   ['elevation', 'altitude', 'height', 'high'],
-  ['relation', 'relationship', 'link', 'connect', 'connection'],
+  ['relation', 'relationship', 'link', 'connect', 'connection', 'associate', 'association'],
   ['monitor', 'watch', 'track'],
   ['latest', 'recent', 'newest', 'last'],
   ['authenticated', 'login', 'signin'],
@@ -92,6 +92,11 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['sprint', 'iteration', 'cycle'],
   ['mute', 'silence', 'snooze', 'quiet'],
   ['resize', 'wide', 'narrow', 'width'],
+  ['undo', 'revert', 'reset', 'rollback'],
+  ['summary', 'summarize', 'summarise', 'recap', 'overview', 'digest'],
+  ['batch', 'bulk', 'multiple'],
+  ['enable', 'activate'],
+  ['disable', 'deactivate'],
 ];
 
 /**
@@ -138,6 +143,15 @@ export const EXPANSIONS: Readonly<Record<string, readonly string[]>> = {
   eta: ['arrival', 'duration', 'directions'],
   todo: ['task'],
   pto: ['leave', 'time', 'off'],
+  approve: ['review', 'approval'],
+  cells: ['range'],
+  cell: ['range'],
+  bold: ['format', 'font'],
+  italic: ['format', 'font'],
+  underline: ['format', 'font'],
+  highlight: ['format'],
+  enable: ['update', 'toggle'],
+  disable: ['update', 'toggle'],
   vacation: ['leave', 'time', 'off'],
 };
 
@@ -161,7 +175,10 @@ export const ACTION_WORDS: Readonly<Record<Action, readonly string[]>> = {
     'get', 'list', 'show', 'find', 'search', 'fetch', 'retrieve', 'read', 'view', 'look', 'lookup', 'query', 'describe',
     'display', 'browse', 'enumerate', 'check', 'count', 'download', 'export', 'inspect', 'see',
   ],
-  [Action.UPDATE]: ['update', 'edit', 'modify', 'change', 'set', 'patch', 'rename', 'move', 'alter', 'adjust', 'reschedule', 'replace', 'mark', 'assign', 'turn', 'toggle', 'enable', 'disable'],
+  [Action.UPDATE]: [
+    'update', 'edit', 'modify', 'change', 'set', 'patch', 'rename', 'move', 'alter', 'adjust', 'reschedule', 'replace', 'mark', 'assign',
+    'turn', 'toggle', 'enable', 'disable', 'upgrade', 'downgrade',
+  ],
   [Action.DELETE]: ['delete', 'remove', 'destroy', 'erase', 'drop', 'trash', 'purge', 'cancel', 'wipe', 'clear', 'unset'],
   [Action.SEND]: ['send', 'post', 'reply', 'publish', 'share', 'notify', 'forward'],
 };
@@ -248,11 +265,15 @@ export const PHRASES: readonly (readonly [pattern: RegExp, words: string])[] = [
   // dates and times
   [/\bday of the week\b|\bweekday\b|\bdays? (between|until|since)\b|\bhow long ago\b|\bhow many days\b/i, 'date difference relative calculate'],
   [/\bwhat time is it\b|\bwhat'?s the time\b|\bcurrent time\b/i, 'current time'],
-  [/\bon my calendar\b|\bmy (day|week|schedule) look\b/i, 'list events calendar'],
+  [/\b(what|anything|something)('?s| is)? on my (\w+ )?calendar\b|\bmy (day|week|schedule) look\b/i, 'list events calendar'],
   // identity
   [/\bwho am i\b|\blogged in\b|\bsigned in\b/i, 'login verify current user'],
   // who changed a line
   [/\bwho (wrote|changed|last (touched|edited|changed))\b/i, 'blame'],
+  // who did something to a thing other than a line of code: its audit log
+  [/\bwho (changed|modified|updated|edited|deleted|removed|created|turned)\b(?!.*\b(line|lines|code)\b)/i, 'audit log history'],
+  // time worked
+  [/\b(log|track|record|enter|submit|fill in|book) (my |our |the |his |her |their )?(hours|time worked)\b/i, 'timesheet'],
   // out of office
   [/\bout of (the )?office\b|\bauto[- ]?repl(y|ies)\b|\bautomatic repl/i, 'automatic replies mailbox settings'],
   // money owed
@@ -272,6 +293,16 @@ export const PHRASES: readonly (readonly [pattern: RegExp, words: string])[] = [
   [/\bhow much\b.*\b(left|remaining|remain)\b/i, 'balance'],
   // a set of things asked about
   [/^\W*(what|which)\b.*\b(are (there|in|open|on)|do (i|we|you) have|exist|is in)\b/i, 'list'],
+  // a review's verdict
+  [/\brequest(ing)? changes\b/i, 'review'],
+  // where something is still used
+  [/\bused anywhere\b|\bwhere (is|are) .+ used\b|\bstill (used|referenced)\b/i, 'code references usage'],
+  // an open question
+  [/\btell me (about|what|who|how|why|when|where)\b/i, 'ask search'],
+  // many at once
+  [/\b(at once|in one go|in bulk|in a batch|all at once)\b/i, 'batch bulk multiple'],
+  // a meeting of some length
+  [/\b\d+[- ]?(minutes?|mins?|hours?|hrs?)\b.*\b(call|sync|meeting|chat|session|catch ?up|1:1)\b|\b1:1\b/i, 'calendar event meeting'],
   // travel time
   [/\bhow (long|far)\b.*\b(walk|drive|bike|cycle|get|take)\b/i, 'directions distance travel'],
 ];
@@ -287,6 +318,9 @@ export const REWRITES: readonly (readonly [pattern: RegExp, replacement: string]
   [/\bfile (a|an|the|this|that|my|our|new)\b(?!\s+(called|named|to|from|in|into|on)\b)/gi, 'create $1'],
   [/\bto[- ]do\b(?=\s+(list|task|item)s?\b)/gi, 'todo task'],
   [/\bon my plate\b/gi, 'my tasks'],
+  [/\bturn(s|ed|ing)? on\b/gi, 'enable'],
+  [/\bturn(s|ed|ing)? off\b/gi, 'disable'],
+  [/\bopen (a|an) (new )?(pr|prs|pull request|mr|merge request|issue|ticket|bug|incident|case|account)\b/gi, 'create $1 $2$3'],
 ];
 
 /** The request with every idiom of REWRITES replaced. */
