@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { HttpException, HttpStatus, Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { hasDuplicateIds, JsonExchangeTransport, readPost } from './json-exchange.transport';
-import { ListKind, McpChangeStreams, McpRoute } from './mcp-change-streams.service';
+import { ListKind, MAX_CHANGE_STREAMS, McpChangeStreams, McpRoute } from './mcp-change-streams.service';
 import { hostAllowed, originAllowed } from './mcp-request-policy';
 
 /** The 2026-07-28 revision and later: a request naming one in MCP-Protocol-Version is of the modern era. */
@@ -119,7 +119,8 @@ export class McpEndpoint implements OnModuleDestroy {
       {
         legacy: 'reject',
         bus: changes.bus,
-        maxSubscriptions: 1000,
+        // Its listen streams are change streams like the GET streams: one bound for both.
+        maxSubscriptions: MAX_CHANGE_STREAMS,
         keepAliveMs: KEEPALIVE_MS,
         onerror: (err) => this.logger.debug({ err: err.message }, 'a 2026-07-28 request was refused'),
       },
