@@ -5,12 +5,18 @@ import { ListKind, McpChangeStreams, McpRoute } from './mcp-change-streams.servi
 
 const a: Principal = { type: 'tenant', tenantId: 't-a', keyId: 'k-a' };
 const b: Principal = { type: 'tenant', tenantId: 't-b', keyId: 'k-b' };
+/** Another key of tenant A: it sees what A sees. */
+const a2: Principal = { type: 'tenant', tenantId: 't-a', keyId: 'k-a2' };
+
+/** How often each route's definition was built, by route name. */
+const built = new Map<string, number>();
 
 /** What each tenant sees: a tool per name, a resource per server. */
 const seen = new Map<string, { tools: string[]; servers: string[] }>();
 const route: McpRoute = {
   name: '/spec',
   definitionFor(p) {
+    built.set(this.name, (built.get(this.name) ?? 0) + 1);
     if (p.type !== 'tenant') throw new Error('tenants only');
     const view = seen.get(p.tenantId);
     if (!view) throw new Error('gone');
@@ -63,6 +69,22 @@ describe('the change streams of MCP routes', () => {
     changed();
     await streams.settled();
     expect([heardA, heardB]).toEqual([['resources', 'tools'], ['tools', 'resources']]);
+  });
+
+  it('builds the definition once per route and viewer after a change, and tells each of their streams', async () => {
+    const other: McpRoute = { name: '/spec/other', definitionFor: route.definitionFor };
+    const heard = [listen(a), listen(a), listen(a2), listen(b)];
+    const heardOther: ListKind[] = [];
+    streams.open(other, a, (kind) => heardOther.push(kind));
+    await streams.settled();
+    built.clear();
+    seen.get('t-a')!.tools = ['one', 'two'];
+    changed();
+    await streams.settled();
+    // Tenant A's three streams of /spec share one reading; B's and A's stream of the other route one each.
+    expect(Object.fromEntries(built)).toEqual({ '/spec': 2, '/spec/other': 1 });
+    expect(heard).toEqual([['tools'], ['tools'], ['tools'], []]);
+    expect(heardOther).toEqual(['tools']);
   });
 
   it('announces the lists of a route gone for the caller once, and holds no stream once closed', async () => {

@@ -1,4 +1,4 @@
-import { Principal } from '@app/domain';
+import { Principal, viewerTenant } from '@app/domain';
 import type { McpServerDefinition } from '@app/mcp-server';
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
@@ -8,9 +8,16 @@ import { ToolCatalogService } from '../llm-tools/tool-catalog.service';
 
 /** A route of the MCP endpoint: which server definition a caller sees there. */
 export interface McpRoute {
-  /** Names the route in logs (`/mcp`, `/mcp/v/{id}`). */
+  /**
+   * Names the route (`/mcp`, `/mcp/v/{id}`), in logs too: routes of one name build the same definition for the
+   * same caller.
+   */
   readonly name: string;
-  /** The definition for this caller. May throw a domain error (NotFoundError: 404) before any MCP is spoken. */
+  /**
+   * The definition for this caller. May throw a domain error (NotFoundError: 404) before any MCP is spoken. Its
+   * lists depend on what the caller may see, which is decided by its tenant (the visibility rule): the change
+   * streams of one route and one viewer share one reading of them.
+   */
   definitionFor(principal: Principal): McpServerDefinition | Promise<McpServerDefinition>;
 }
 
@@ -37,7 +44,7 @@ export interface ModernRequestScope {
 export const MAX_CHANGE_STREAMS = 1000;
 /** Changes arriving within this window are checked once. */
 const RECHECK_DEBOUNCE_MS = 100;
-/** Streams checked at once after a change. */
+/** Routes and viewers checked at once after a change. */
 const RECHECK_CONCURRENCY = 8;
 
 const EVENT_OF: Record<ListKind, ServerEvent['kind']> = {
@@ -67,9 +74,9 @@ async function fingerprintsOf(def: McpServerDefinition): Promise<Fingerprints> {
  * The change notifications of every MCP route, with no session: each open stream (a 2025-era standalone GET
  * stream, a 2026-07-28 subscriptions/listen) is held by the replica it landed on, remembers a digest of the
  * lists its caller sees, and after each change this replica learns from the catalog change feed (any
- * replica's writes, through PostgreSQL) the lists are read again for that caller: a list whose digest
- * differs is announced. A route whose definitions change for reasons the catalog feed does not carry calls
- * `recheck()` itself.
+ * replica's writes, through PostgreSQL) the lists are read again, once for all the streams of one route and
+ * one viewer: a list whose digest differs from what a stream last heard is announced on it. A route whose
+ * definitions change for reasons the catalog feed does not carry calls `recheck()` itself.
  */
 @Injectable()
 export class McpChangeStreams implements OnModuleDestroy {
@@ -151,28 +158,44 @@ export class McpChangeStreams implements OnModuleDestroy {
     }
   }
 
+  /** The open streams by route and viewer: each group's lists are read once per change. */
+  private groups(): OpenStream[][] {
+    const groups = new Map<string, OpenStream[]>();
+    for (const stream of this.streams) {
+      const key = `${stream.route.name}\u0000${viewerTenant(stream.principal) ?? 'admin'}`;
+      const group = groups.get(key);
+      if (group) group.push(stream);
+      else groups.set(key, [stream]);
+    }
+    return [...groups.values()];
+  }
+
   private async checkAll(): Promise<void> {
-    const queue = [...this.streams];
+    const queue = this.groups();
     const worker = async () => {
-      for (let s = queue.shift(); s; s = queue.shift()) await this.check(s);
+      for (let g = queue.shift(); g; g = queue.shift()) await this.check(g);
     };
     await Promise.all(Array.from({ length: RECHECK_CONCURRENCY }, worker));
   }
 
-  private async check(stream: OpenStream): Promise<void> {
-    const before = await stream.last;
-    const next = this.fingerprint(stream);
-    stream.last = next;
+  /** Reads the lists of one route for one viewer and tells each of its streams those that differ from what it last heard. */
+  private async check(group: OpenStream[]): Promise<void> {
+    const befores = await Promise.all(group.map((s) => s.last));
+    const next = this.fingerprint(group[0]);
+    for (const stream of group) stream.last = next;
     const after = await next;
-    if (!this.streams.has(stream) || !before) return;
-    for (const kind of LIST_KINDS) {
-      if ((before[kind] !== undefined || after[kind] !== undefined) && before[kind] !== after[kind]) {
-        try {
-          stream.send(kind);
-        } catch (err) {
-          this.logger.warn({ route: stream.route.name, err: (err as Error).message }, 'a change notification could not be sent');
+    group.forEach((stream, i) => {
+      const before = befores[i];
+      if (!this.streams.has(stream) || !before) return;
+      for (const kind of LIST_KINDS) {
+        if ((before[kind] !== undefined || after[kind] !== undefined) && before[kind] !== after[kind]) {
+          try {
+            stream.send(kind);
+          } catch (err) {
+            this.logger.warn({ route: stream.route.name, err: (err as Error).message }, 'a change notification could not be sent');
+          }
         }
       }
-    }
+    });
   }
 }
