@@ -105,6 +105,9 @@ function webRequest(req: Request, signal: AbortSignal): globalThis.Request {
 export class McpEndpoint implements OnModuleDestroy {
   private readonly logger = new Logger(McpEndpoint.name);
   private readonly modern: McpHttpHandler;
+  /** Ends each 2025-era GET stream open now: a stop ends them rather than wait for their clients to hang up. */
+  private readonly getStreams = new Set<() => void>();
+  private stopped = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -128,6 +131,8 @@ export class McpEndpoint implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    for (const end of [...this.getStreams]) end();
     await this.modern.close();
   }
 
@@ -228,29 +233,45 @@ export class McpEndpoint implements OnModuleDestroy {
     if (!String(req.headers.accept ?? '').includes('text/event-stream')) {
       throw new HttpException('Not Acceptable: the change stream is text/event-stream', HttpStatus.NOT_ACCEPTABLE);
     }
+    const stopping = () => new HttpException('the registry is stopping; open the stream again (another replica will hold it)', HttpStatus.SERVICE_UNAVAILABLE);
+    if (this.stopped) throw stopping();
     if (!this.changes.hasRoom()) throw new HttpException('too many change streams are open on this replica; try again shortly', HttpStatus.SERVICE_UNAVAILABLE);
     // Listened for before anything is awaited: a client gone while the definition is read opens no stream.
     let gone = false;
-    const closed = new Promise<void>((resolve) => res.on('close', () => {
+    let end!: () => void;
+    const closed = new Promise<void>((resolve) => {
+      end = () => {
         gone = true;
         resolve();
-      }),
-    );
-    const definition = await route.definitionFor(principal);
-    if (gone) return;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
-    res.flushHeaders();
-    res.write(': listening for list changes\n\n');
-    const close = this.changes.open(
-      route,
-      principal,
-      (kind) => res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: LIST_CHANGED[kind] })}\n\n`),
-      definition,
-    );
-    const keepalive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
-    keepalive.unref();
-    await closed;
-    clearInterval(keepalive);
-    close();
+      };
+    });
+    res.on('close', end);
+    this.getStreams.add(end);
+    try {
+      const definition = await route.definitionFor(principal);
+      if (gone) {
+        // The stop came while the definition was read: the client is answered, not left waiting.
+        if (this.stopped && !res.writableEnded) throw stopping();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+      res.flushHeaders();
+      res.write(': listening for list changes\n\n');
+      const close = this.changes.open(
+        route,
+        principal,
+        (kind) => res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: LIST_CHANGED[kind] })}\n\n`),
+        definition,
+      );
+      const keepalive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
+      keepalive.unref();
+      await closed;
+      clearInterval(keepalive);
+      close();
+      // Ended by the stop (the client is still there): the stream ends cleanly, and its client may open it elsewhere.
+      if (!res.writableEnded) res.end();
+    } finally {
+      this.getStreams.delete(end);
+    }
   }
 }
