@@ -1,3 +1,4 @@
+import { ToolRepository } from '@app/database';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -157,6 +158,24 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
     const unknown = await rpc(t, `/mcp/v/${virtualId}`, a.key, 'tools/call', { name: 'everything__no-such-tool', arguments: {} });
     expect(unknown.body.error).toMatchObject({ code: -32602 });
     expect(unknown.body.error.message).toContain('everything__no-such-tool');
+  });
+
+  it("finds the tool called among its member's tools only, never listing the other members'", async () => {
+    // No change stream reads the members' tools meanwhile.
+    await waitFor('no change stream open', async () => streamCount(t) === 0, 10_000, 20);
+    const repository = t.app.get(ToolRepository, { strict: false });
+    const read = jest.spyOn(repository, 'listServedByServers');
+    try {
+      const called = await rpc(t, `/mcp/v/${virtualId}`, a.key, 'tools/call', { name: 'memory__read_graph', arguments: {} });
+      expect(called.body.result?.isError).toBeFalsy();
+      const unknown = await rpc(t, `/mcp/v/${virtualId}`, a.key, 'tools/call', { name: 'everything__no-such-tool', arguments: {} });
+      expect(unknown.body.error).toMatchObject({ code: -32602 });
+      // A name no member's prefix begins reads nothing at all.
+      await rpc(t, `/mcp/v/${virtualId}`, a.key, 'tools/call', { name: 'nobody__echo', arguments: {} });
+      expect(read.mock.calls.map((c) => c[0])).toEqual([[memory], [everything]]);
+    } finally {
+      read.mockRestore();
+    }
   });
 
   it("keeps a tenant from another tenant's virtual servers and from building on another tenant's servers", async () => {

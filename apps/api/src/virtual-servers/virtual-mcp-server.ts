@@ -8,6 +8,8 @@ import { rewriteContentUris } from './virtual-uris';
 export interface VirtualServerBackend {
   /** The tools listed now. */
   tools(): Promise<VirtualTool[]>;
+  /** The one listed now under this name, if any (read from its member alone). */
+  tool(name: string): Promise<VirtualTool | undefined>;
   /** A call, routed exactly as call_tool routes one (scope, liveness, limits, audit). */
   call(input: CallToolInput, context: CallToolContext): Promise<CallToolResult>;
   /** Its members' resources, templates and prompts, federated (see VirtualContentService). */
@@ -28,7 +30,7 @@ export function virtualDefinition(virtual: VirtualServerRecord, version: string,
     tools: {
       list: async () => (await backend.tools()).map((t) => t.definition as Tool),
       async call(name, args, context) {
-        const tool = (await backend.tools()).find((t) => t.name === name);
+        const tool = await backend.tool(name);
         if (!tool) throw new McpDefinitionError(INVALID_PARAMS, `Unknown tool: ${name} is not a tool of virtual server "${virtual.name}" now; tools/list lists them`);
         try {
           const result = await forwardingProgress(context, (callContext) => backend.call({ serverId: tool.serverId, toolName: tool.toolName, arguments: args ?? {} }, callContext));

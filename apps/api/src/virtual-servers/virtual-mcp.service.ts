@@ -32,6 +32,7 @@ export class VirtualMcpService {
     const virtual = await this.virtualServers.findVisible(principal, id);
     return virtualDefinition(virtual, registryVersion(), {
       tools: () => this.tools.tools(principal, virtual),
+      tool: (name) => this.tools.tool(principal, virtual, name),
       call: (input, context) => this.calls.call(principal, input, context),
       resources: {
         list: (cursor) => this.content.resources(principal, virtual, cursor),

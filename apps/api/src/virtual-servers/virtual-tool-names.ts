@@ -79,3 +79,15 @@ export function nameTools(tools: { serverId: string; toolName: string }[], prefi
     return { ...t, name };
   });
 }
+
+/**
+ * The members a listed name can belong to: those whose prefix is the text before its first separator. A prefix
+ * never holds the separator nor ends with `_` (see memberPrefixes), so that text is the prefix of whichever
+ * member listed the name; more than one member only in the unlikely case that two prefixes came out alike.
+ */
+export function serversNamedBy(name: string, prefixes: Map<string, string>): string[] {
+  const at = name.indexOf(SEPARATOR);
+  if (at <= 0) return [];
+  const prefix = name.slice(0, at);
+  return [...prefixes].filter(([, p]) => p === prefix).map(([serverId]) => serverId);
+}
