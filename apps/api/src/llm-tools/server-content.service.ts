@@ -78,7 +78,7 @@ export class ServerContentService {
         label: `the read of resource "${uri}"`,
         check: async (server) => {
           if (await this.listings.find(server.id, 'resource', uri)) return;
-          const templates = await this.listings.keys(server.id, 'resource_template');
+          const templates = await this.listings.templatesMatching(server.id, uri);
           if (templates.some((t) => uriMatchesTemplate(uri, t))) return;
           throw new NotFoundError(
             `resource "${uri}" not found on server "${server.name}": neither listed nor matched by one of its resource templates; ` +

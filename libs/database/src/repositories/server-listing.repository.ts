@@ -102,12 +102,22 @@ export class ServerListingRepository {
     return rows[0];
   }
 
-  /** The keys of one kind, in the server's order (a server's resource templates, to match a URI against). */
-  async keys(serverId: string, kind: ListingKind): Promise<string[]> {
+  /**
+   * The server's resource templates that may expand to `uri`, in the server's order: those whose literal text
+   * before the first expression begins the URI and whose literal text after the last one ends it. Only these can
+   * match; the caller decides with the template's expressions (uriMatchesTemplate).
+   */
+  async templatesMatching(serverId: string, uri: string): Promise<string[]> {
     if (!isUuid(serverId)) return [];
     const rows = await this.sql.query<{ key: string }>(
-      `SELECT key FROM server_listings WHERE server_id = $1::uuid AND kind = $2 ORDER BY position`,
-      [serverId, kind],
+      `SELECT key FROM (
+         SELECT key, position, split_part(key, '{', 1) AS head, substring(key from '[^}]*$') AS tail
+           FROM server_listings WHERE server_id = $1::uuid AND kind = 'resource_template'
+       ) t
+        WHERE left($2::text, length(head)) = head AND right($2::text, length(tail)) = tail
+        ORDER BY position`,
+      [serverId, uri],
+      'listings.templates-matching',
     );
     return rows.map((r) => r.key);
   }
