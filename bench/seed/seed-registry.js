@@ -41,10 +41,10 @@ async function seedEvalSet(c, search) {
   const own = (s) => s.kind === 'CUSTOM' || s.kind === 'INTEGRATION';
   await c.query(
     `INSERT INTO servers (id, tenant_id, owner_scope, name, kind, transport, url, status, server_name, server_version,
-                          protocol_version, capabilities, tool_count, last_discovered_at, next_discovery_at, discovery_interval_seconds)
+                          protocol_version, capabilities, tool_count, last_discovered_at, discovery_interval_seconds)
      SELECT t.id, t.tid, coalesce(t.tid::text, 'platform'), t.name, t.kind::"ServerKind", 'STREAMABLE_HTTP',
             'http://127.0.0.1:9/eval/' || t.name || '/mcp', 'CONNECTED', t.sname, '1.0.0', '2025-06-18',
-            '{"tools":{"listChanged":false}}'::jsonb, t.n, now(), now() + interval '30 days', 2592000
+            '{"tools":{"listChanged":false}}'::jsonb, t.n, now(), 2592000
      FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::int[]) AS t(id, tid, name, kind, sname, n)
      ON CONFLICT DO NOTHING`,
     [
@@ -56,6 +56,9 @@ async function seedEvalSet(c, search) {
       servers.map((s) => s.tools.length),
     ],
   );
+  await c.query(`UPDATE server_discovery SET next_at = now() + interval '30 days' WHERE server_id = ANY($1::uuid[]) AND next_at IS NULL`, [
+    servers.map((s) => evalServerIdOf(s.id)),
+  ]);
   const rows = servers.flatMap((s) => s.tools.map((t, i) => ({ s, t, i })));
   await insertTools(c, [
     rows.map((r) => evalServerIdOf(r.s.id)),
@@ -115,18 +118,19 @@ async function main() {
     }
     await c.query(
       `INSERT INTO servers (id, tenant_id, owner_scope, name, kind, transport, url, status, server_name, server_version,
-                            protocol_version, capabilities, tool_count, metadata, last_discovered_at, next_discovery_at,
+                            protocol_version, capabilities, tool_count, metadata, last_discovered_at,
                             discovery_interval_seconds, created_at, updated_at)
        SELECT t.id, t.tid, coalesce(t.tid::text, 'platform'), t.name,
               (CASE WHEN t.tid IS NULL THEN 'BUILT_IN' ELSE 'CUSTOM' END)::"ServerKind", 'STREAMABLE_HTTP',
               'http://127.0.0.1:9/s/' || ($5::int + t.g - 1) || '/mcp', 'CONNECTED', t.sname, '1.0.0', '2025-06-18',
               '{"tools":{"listChanged":false}}'::jsonb, $6::int, jsonb_build_object('bench', 'seed', 'shard', ((t.g - 1) % 16)::text),
-              now(), now() + interval '30 days', 2592000,
+              now(), 2592000,
               now() - interval '1 day' + (($5::int + t.g) * interval '1 millisecond'), now()
        FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) WITH ORDINALITY AS t(id, tid, name, sname, g)
        ON CONFLICT DO NOTHING`,
       [ids, tenantIds, names, serverNames, fromServer, toolsPerServer],
     );
+    await c.query(`UPDATE server_discovery SET next_at = now() + interval '30 days' WHERE server_id = ANY($1::uuid[]) AND next_at IS NULL`, [ids]);
 
     // Tools, in batches of rows unnested from arrays.
     const BATCH = 20_000;

@@ -40,6 +40,7 @@ describe('changes and their audit records are written together or not at all', (
   afterEach(async () => {
     await db.query('DROP TRIGGER IF EXISTS refuse_audit ON audit_events');
     await db.query('DROP TRIGGER IF EXISTS refuse_change ON servers');
+    await db.query('DROP TRIGGER IF EXISTS refuse_change ON server_discovery');
   });
 
   /** The database refuses audit records of this action from now on (until the test ends). */
@@ -48,15 +49,17 @@ describe('changes and their audit records are written together or not at all', (
     await db.query(`CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_events FOR EACH ROW WHEN (NEW.action = '${action}') EXECUTE FUNCTION refuse_for_test()`);
   }
 
-  /** The database refuses any change to this server's row from now on (until the test ends). */
+  /** The database refuses any change to this server's row and its discovery row from now on (until the test ends). */
   async function refuseChange(serverId: string): Promise<void> {
     await db.query(`CREATE OR REPLACE FUNCTION refuse_for_test() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused for the test'; END $$`);
     await db.query(`CREATE TRIGGER refuse_change BEFORE UPDATE OR DELETE ON servers FOR EACH ROW WHEN (OLD.id = '${serverId}') EXECUTE FUNCTION refuse_for_test()`);
+    await db.query(`CREATE TRIGGER refuse_change BEFORE UPDATE OR DELETE ON server_discovery FOR EACH ROW WHEN (OLD.server_id = '${serverId}') EXECUTE FUNCTION refuse_for_test()`);
   }
 
   const audited = async (resourceId: string, action: string) =>
     (await db.query(`SELECT count(*)::int AS n FROM audit_events WHERE resource_id = $1 AND action = $2`, [resourceId, action])).rows[0].n as number;
-  const row = async (id: string) => (await db.query(`SELECT name, metadata, enabled, discovery_requested_at FROM servers WHERE id = $1`, [id])).rows[0];
+  const row = async (id: string) =>
+    (await db.query(`SELECT s.name, s.metadata, s.enabled, d.requested_at FROM servers s JOIN server_discovery d ON d.server_id = s.id WHERE s.id = $1`, [id])).rows[0];
   const register = async (name: string) =>
     (await t.request('POST', '/api/v1/servers', { key: a.key, body: { name, transport: 'sse', url: `https://${name}.example.com/sse` } })).body.id as string;
 
@@ -79,16 +82,17 @@ describe('changes and their audit records are written together or not at all', (
 
   it('discover: no request without its record, and no record without the request', async () => {
     const id = await register('audited-discover');
-    const before = (await row(id)).discovery_requested_at as Date;
+    const before = (await row(id)).requested_at as Date;
     await refuseAudit('server.discover');
     expect((await t.request('POST', `/api/v1/servers/${id}/discover`, { key: a.key })).status).toBe(500);
-    expect((await row(id)).discovery_requested_at).toEqual(before);
+    expect((await row(id)).requested_at).toEqual(before);
     await db.query('DROP TRIGGER refuse_audit ON audit_events');
 
     await refuseChange(id);
     expect((await t.request('POST', `/api/v1/servers/${id}/discover`, { key: a.key })).status).toBe(500);
     expect(await audited(id, 'server.discover')).toBe(0);
     await db.query('DROP TRIGGER refuse_change ON servers');
+    await db.query('DROP TRIGGER refuse_change ON server_discovery');
     // Both allowed: both written.
     expect((await t.request('POST', `/api/v1/servers/${id}/discover`, { key: a.key })).status).toBe(202);
     expect(await audited(id, 'server.discover')).toBe(1);

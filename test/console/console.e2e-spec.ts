@@ -452,16 +452,17 @@ async function seedServers(t: TestApp, n: number): Promise<number> {
   try {
     const r = await c.query(
       `INSERT INTO servers (id, tenant_id, owner_scope, name, kind, transport, url, status, status_reason, server_name, server_version,
-                            protocol_version, capabilities, tool_count, last_discovered_at, next_discovery_at, discovery_interval_seconds)
+                            protocol_version, capabilities, tool_count, last_discovered_at, discovery_interval_seconds)
        SELECT gen_random_uuid(), NULL, 'platform', 'seeded-' || lpad(g::text, 5, '0'), 'BUILT_IN', 'STREAMABLE_HTTP',
               'http://127.0.0.1:9/s/' || g || '/mcp',
               (CASE WHEN g % 10 = 0 THEN 'ERROR' ELSE 'CONNECTED' END)::"ServerStatus",
               CASE WHEN g % 10 = 0 THEN 'connection refused (ECONNREFUSED 127.0.0.1:9)' END,
               'seeded-' || g, '1.0.0', '2025-06-18', '{"tools":{"listChanged":false}}'::jsonb, g % 17,
-              now() - (g * interval '1 second'), now() + interval '30 days', 2592000
+              now() - (g * interval '1 second'), 2592000
        FROM generate_series(1, $1::int) AS g`,
       [n],
     );
+    await c.query(`UPDATE server_discovery SET next_at = now() + interval '30 days'`);
     return r.rowCount ?? 0;
   } finally {
     await c.end();

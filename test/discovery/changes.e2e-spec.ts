@@ -201,8 +201,8 @@ describe.each(backends)('discovery over time (queue on %s)', (backend) => {
     const claims = await Promise.all(ids.map(async (id) => ({ serverId: id, since: (await runsOf(t, id))[0].startedAt })));
     expect(await state.askedAgainAmong(claims)).toEqual(new Set());
     // What the database holds when a request came after a job's result but before the queue removed the job.
-    expect(await state.markRequested(ids[0])).toBe(true);
-    expect(await state.markRequested(ids[2])).toBe(true);
+    expect([...(await state.markRequestedMany([ids[0]])).keys()]).toEqual([ids[0]]);
+    expect([...(await state.markRequestedMany([ids[2]])).keys()]).toEqual([ids[2]]);
     expect(await state.askedAgainAmong(claims)).toEqual(new Set([ids[0], ids[2]]));
     // A request older than the discovery that took the server was that discovery's own.
     expect(await state.askedAgainAmong([{ serverId: ids[0], since: new Date(Date.now() + 60_000) }])).toEqual(new Set());
@@ -281,7 +281,7 @@ describe.each(backends)('discovery over time (queue on %s)', (backend) => {
     expect(await settled(t, id)).toMatchObject({ status: 'ERROR', statusReason: expect.stringContaining('403 Forbidden') });
     broken = false;
     // Due now: the sweep that runs on schedule picks it up.
-    await t.runtime.prisma.server.update({ where: { id }, data: { nextDiscoveryAt: new Date(Date.now() - 1000) } });
+    await t.runtime.prisma.serverDiscovery.update({ where: { serverId: id }, data: { nextAt: new Date(Date.now() - 1000) } });
     await t.app.get((await import('@app/discovery')).DiscoveryScheduler).sweep();
     await waitFor('the scheduled re-discovery', async () => (await serverRow(t, id))?.status === 'CONNECTED');
     const runs = await runsOf(t, id);

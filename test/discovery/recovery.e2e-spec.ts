@@ -88,7 +88,7 @@ needs('recovery, with worker processes sharing PostgreSQL and Redis (skipped whe
     await c.waitFor(/worker ready/);
     const queued = await Promise.all(['q1', 'q2', 'q3', 'q4'].map((n) => slowServer(`queued-${n}`, 800)));
     await waitFor('the first queued discovery to start', async () => {
-      const rows = await t.runtime.prisma.server.findMany({ where: { id: { in: queued }, discoveryLeaseOwner: { not: null } } });
+      const rows = await t.runtime.prisma.serverDiscovery.findMany({ where: { serverId: { in: queued }, leaseOwner: { not: null } } });
       return rows.length > 0;
     });
 
@@ -113,7 +113,7 @@ needs('recovery, with worker processes sharing PostgreSQL and Redis (skipped whe
     );
     const runs = await runsOf(t, first);
     expect(runs.map((r) => r.trigger)).toContain('scheduled');
-    const stuck = await t.runtime.prisma.server.count({ where: { status: 'DISCOVERING', discoveryRequestedAt: { lt: new Date(Date.now() - SETTLE_BOUND_MS) } } });
+    const stuck = await t.runtime.prisma.server.count({ where: { status: 'DISCOVERING', discovery: { requestedAt: { lt: new Date(Date.now() - SETTLE_BOUND_MS) } } } });
     expect(stuck).toBe(0);
   });
 });

@@ -16,7 +16,7 @@ describe('the sweep and a discovery just asked for', () => {
     const state = t.app.get(DiscoveryStateRepository);
     const waiting = async () => (await state.listWaiting(1000)).map((c) => c.id);
     expect(await waiting()).not.toContain(id);
-    await t.runtime.prisma.$executeRaw`UPDATE servers SET discovery_requested_at = now() - interval '10 seconds' WHERE id = ${id}::uuid`;
+    await t.runtime.prisma.$executeRaw`UPDATE server_discovery SET requested_at = now() - interval '10 seconds' WHERE server_id = ${id}::uuid`;
     expect(await waiting()).toContain(id);
   });
 });

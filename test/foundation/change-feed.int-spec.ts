@@ -106,7 +106,7 @@ describe.each(BACKENDS)('the change feed on $name', (backend) => {
     expect(Date.now() - started).toBeLessThan(800);
 
     heard.length = 0;
-    await writer.query(`UPDATE servers SET discovery_lease_owner = 'w', discovery_lease_until = now() WHERE id = $1`, [mine]);
+    await writer.query(`UPDATE server_discovery SET lease_owner = 'w', lease_until = now() WHERE server_id = $1`, [mine]);
     expect(await until('the lease', () => heard.find((c) => c.serverId === mine), 2000)).toEqual({ serverId: mine, tenantId: tenant, bookkeeping: true });
 
     heard.length = 0;

@@ -114,7 +114,7 @@ describe('the catalog reads and the change log', () => {
     expect(loaded).toBe(long.slice(0, INSTRUCTIONS_OPENING));
   });
 
-  it('reports tool replacements, deletes and status changes with the owner, and discovery bookkeeping as such', async () => {
+  it("reports tool replacements, deletes and status changes with the owner, and changes of the server's discovery row as bookkeeping", async () => {
     const id = await addServer();
     let { xmin } = await changedSince(0n);
     await replaceTools(id, ['one']);
@@ -124,10 +124,13 @@ describe('the catalog reads and the change log', () => {
 
     const before = (await log.changesSince(xmin)).changes;
     expect((await log.changesSince(0n)).changes.filter((c) => c.serverId === id)).toContainEqual(expect.objectContaining({ tenantId: null, bookkeeping: false }));
-    await sql.query(`UPDATE servers SET discovery_lease_owner = 'w1', discovery_lease_until = now(), updated_at = now() WHERE id = $1`, [id]);
-    await sql.query(`UPDATE servers SET next_discovery_at = now(), status_reason = 'queued' WHERE id = $1`, [id]);
+    await sql.query(`UPDATE server_discovery SET lease_owner = 'w1', lease_until = now() WHERE server_id = $1`, [id]);
+    await sql.query(`UPDATE server_discovery SET next_at = now(), retry_reason = 'attempt 1 of 3 failed: refused; trying again' WHERE server_id = $1`, [id]);
     const bookkeeping = (await log.changesSince(xmin)).changes.slice(before.length);
     expect(bookkeeping).toEqual([expect.objectContaining({ serverId: id, bookkeeping: true }), expect.objectContaining({ serverId: id, bookkeeping: true })]);
+    // Any write of the server row is a change of the server, whichever column it moved.
+    await sql.query(`UPDATE servers SET status_reason = 'discovery queued' WHERE id = $1`, [id]);
+    expect((await log.changesSince(xmin)).changes.slice(before.length + 2)).toEqual([expect.objectContaining({ serverId: id, bookkeeping: false })]);
 
     await sql.query(`UPDATE servers SET status = 'ERROR' WHERE id = $1`, [id]);
     next = await changedSince(xmin);

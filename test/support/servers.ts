@@ -1,8 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { TestApp } from './app';
 
-/** A server row as the database holds it (the discovery tests read the truth, not a presentation). */
-export type ServerRow = NonNullable<Awaited<ReturnType<TestApp['runtime']['prisma']['server']['findUnique']>>>;
+type StoredServer = NonNullable<Awaited<ReturnType<TestApp['runtime']['prisma']['server']['findUnique']>>>;
+
+/**
+ * A server row as the database holds it, with its discovery row's columns beside it under the names they had on
+ * the server row (the discovery tests read the truth, not a presentation).
+ */
+export type ServerRow = StoredServer & {
+  discoveryRequestedAt: Date | null;
+  nextDiscoveryAt: Date | null;
+  discoveryLeaseOwner: string | null;
+  discoveryLeaseUntil: Date | null;
+  retryReason: string | null;
+};
 
 /** Polls until `probe` returns something truthy; fails naming `what` and the last value after the deadline. */
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, everyMs = 100): Promise<T> {
@@ -17,8 +28,18 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   }
 }
 
-export function serverRow(t: TestApp, id: string): Promise<ServerRow | null> {
-  return t.runtime.prisma.server.findUnique({ where: { id } });
+export async function serverRow(t: TestApp, id: string): Promise<ServerRow | null> {
+  const row = await t.runtime.prisma.server.findUnique({ where: { id }, include: { discovery: true } });
+  if (!row) return null;
+  const { discovery: d, ...server } = row;
+  return {
+    ...server,
+    discoveryRequestedAt: d?.requestedAt ?? null,
+    nextDiscoveryAt: d?.nextAt ?? null,
+    discoveryLeaseOwner: d?.leaseOwner ?? null,
+    discoveryLeaseUntil: d?.leaseUntil ?? null,
+    retryReason: d?.retryReason ?? null,
+  };
 }
 
 const SETTLED = new Set(['CONNECTED', 'ERROR', 'DISCONNECTED']);
@@ -78,9 +99,10 @@ export async function insertServer(
       command: fields.command ?? null,
       args: fields.args ?? [],
       status: 'DISCOVERING',
-      discoveryRequestedAt: new Date(),
     },
   });
+  // Its discovery row was made with it (by the database): asked for now.
+  await t.runtime.prisma.serverDiscovery.update({ where: { serverId: id }, data: { requestedAt: new Date() } });
   return id;
 }
 

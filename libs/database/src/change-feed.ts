@@ -11,7 +11,10 @@ export interface FeedChange {
   serverId: string;
   /** The server's owner (null: the platform's). */
   tenantId: string | null;
-  /** Only discovery bookkeeping moved (lease, schedule, request time): what the server is and offers did not. */
+  /**
+   * Only the server's discovery row moved (lease, schedule, request time, why an attempt is tried again): what the
+   * server is and offers did not. Told by the table written, not by the columns.
+   */
   bookkeeping: boolean;
 }
 

@@ -115,8 +115,8 @@ export class ToolCatalogService implements OnApplicationBootstrap, OnModuleDestr
   }
 
   /**
-   * Servers changed somewhere: those whose registration, status or tools changed are read again (discovery
-   * bookkeeping alone changes nothing here). During a whole load the load reads them again itself, so the feed
+   * Servers changed somewhere: those whose registration, status or tools changed are read again (a change of
+   * their discovery rows alone, the lease, the schedule or a retry's reason, changes nothing here). During a whole load the load reads them again itself, so the feed
    * is not held up by it.
    */
   private async changesCommitted(changes: FeedChange[]): Promise<void> {

@@ -361,11 +361,14 @@ export class ServerService {
 
 /**
  * A server as its discovery request left it (DISCOVERING, queued, stamped with the database's clock), when it was
- * among the servers asked for.
+ * among the servers asked for. The request is discovery's bookkeeping: the server itself changed (and its updatedAt
+ * with it) only if it was not shown queued already.
  */
 export function withRequest(server: ServerRecord, asked: Map<string, Date>): ServerRecord {
   const at = asked.get(server.id);
-  return at ? { ...server, status: ServerStatus.DISCOVERING, statusReason: QUEUED, discoveryRequestedAt: at, updatedAt: at } : server;
+  if (!at) return server;
+  const queued = server.status === ServerStatus.DISCOVERING && server.statusReason === QUEUED;
+  return { ...server, status: ServerStatus.DISCOVERING, statusReason: QUEUED, discoveryRequestedAt: at, updatedAt: queued ? server.updatedAt : at };
 }
 
 /** The audit record of a registration: names and labels, never a credential. */

@@ -5,6 +5,7 @@ import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
 import { ownerScopeOf } from '../scope';
 import { PRISMA } from '../tokens';
 import { AuditEventInput, recordAuditIn } from './audit.repository';
+import { shownStatusReason } from './server.mapper';
 
 export type CatalogEntryStatus = 'active' | 'deprecated' | 'deleted';
 
@@ -226,6 +227,7 @@ export class CatalogEntryRepository {
         metadata: true,
         status: true,
         statusReason: true,
+        discovery: { select: { retryReason: true } },
         lastDiscoveredAt: true,
         tools: { select: { name: true, title: true, description: true }, orderBy: { position: 'asc' }, take: 200 },
       },
@@ -238,7 +240,7 @@ export class CatalogEntryRepository {
       kind: r.kind,
       catalogName: String((r.metadata as Record<string, unknown>)[label] ?? ''),
       status: r.status,
-      statusReason: r.statusReason,
+      statusReason: shownStatusReason(r, r.discovery?.retryReason),
       lastDiscoveredAt: r.lastDiscoveredAt,
       tools: r.tools,
     }));
@@ -250,9 +252,18 @@ export class CatalogEntryRepository {
     if (valid.length === 0) return [];
     const rows = await this.prisma.server.findMany({
       where: { id: { in: valid }, lastDiscoveredAt: { not: null } },
-      select: { id: true, name: true, kind: true, status: true, statusReason: true, lastDiscoveredAt: true, tools: { select: { name: true, title: true, description: true }, orderBy: { position: 'asc' }, take: 200 } },
+      select: {
+        id: true,
+        name: true,
+        kind: true,
+        status: true,
+        statusReason: true,
+        discovery: { select: { retryReason: true } },
+        lastDiscoveredAt: true,
+        tools: { select: { name: true, title: true, description: true }, orderBy: { position: 'asc' }, take: 200 },
+      },
     });
-    return rows.map((r) => ({ serverId: r.id, serverName: r.name, kind: r.kind, catalogName: '', status: r.status, statusReason: r.statusReason, lastDiscoveredAt: r.lastDiscoveredAt, tools: r.tools }));
+    return rows.map((r) => ({ serverId: r.id, serverName: r.name, kind: r.kind, catalogName: '', status: r.status, statusReason: shownStatusReason(r, r.discovery?.retryReason), lastDiscoveredAt: r.lastDiscoveredAt, tools: r.tools }));
   }
 
   /**

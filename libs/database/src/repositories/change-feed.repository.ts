@@ -8,7 +8,7 @@ export interface ChangeLogRow {
   serverId: string;
   /** The server's owner (null: the platform's). */
   tenantId: string | null;
-  /** Only discovery bookkeeping moved (lease, schedule, request time). */
+  /** Only the server's discovery row (server_discovery) moved: lease, schedule, request time, retry reason. */
   bookkeeping: boolean;
 }
 
@@ -19,8 +19,8 @@ export interface ChangeLogPage {
 }
 
 /**
- * The change feed's durable log (`server_changes`, appended by the triggers on `servers` and `tools` in the writer's
- * own transaction, see migration 20261204050000). Read by transaction ids: a reader that remembers the oldest
+ * The change feed's durable log (`server_changes`, appended by the triggers on `servers`, `server_discovery` and
+ * `tools` in the writer's own transaction, see migrations 20261204050000 and 20261205010000). Read by transaction ids: a reader that remembers the oldest
  * transaction still running when it last looked (pg_snapshot_xmin) misses no change that commits later, whatever
  * order the ids were handed out in.
  */

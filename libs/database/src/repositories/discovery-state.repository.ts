@@ -1,7 +1,6 @@
 import { ServerRecord, TOOL_FIELDS, ToolPolicy } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { Server } from '../generated/prisma/client';
 import { PrismaClient } from '../generated/prisma/client';
 import { isUuid } from '../page';
 import { Sql, TransactionQuery } from '../sql';
@@ -10,7 +9,7 @@ import { AuditEventInput, auditInsert } from './audit.repository';
 import type { DroppedTool, ToolChange } from './discovery-run.repository';
 import { definitionJson } from './effective-tools';
 import { ServerEventInput, serverEventInsert } from './server-events';
-import { SERVER_COLUMNS, toServerRecord } from './server.mapper';
+import { SERVER_COLUMNS, ServerRow, toServerRecord } from './server.mapper';
 import { DiscoveredListings, ServerListingRepository } from './server-listing.repository';
 import { StoredCredentials } from './server.repository';
 import { StoredTool, ToolChanges } from './tool.repository';
@@ -74,7 +73,8 @@ export interface DiscoverySuccess {
   toolQuota?: { tenantId: string; maxTools: number };
   /**
    * The resources, resource templates and prompts listed, stored in the same transaction as the tools (see
-   * ServerListingRepository.replaceAll). Absent: the server declares none and has none stored, nothing to write.
+   * ServerListingRepository.replaceAll; their counts and reasons go into the server row with the tools' record).
+   * Absent: the server declares none and has none stored, nothing to write.
    */
   listings?: DiscoveredListings;
 }
@@ -175,12 +175,11 @@ const RECORD_TOOLS = `WITH incoming AS (
                                       ELSE tools.approved_definition END,
            seen_at = CASE WHEN tools.hash = excluded.hash THEN tools.seen_at ELSE now() END
      WHERE tools.hash IS DISTINCT FROM excluded.hash OR tools.position IS DISTINCT FROM excluded.position
-        OR tools.approval IS DISTINCT FROM excluded.approval
-    RETURNING 1),
-  deleted AS (DELETE FROM tools WHERE server_id = $1::uuid AND name <> ALL($2::text[]) RETURNING 1),
+        OR tools.approval IS DISTINCT FROM excluded.approval),
+  deleted AS (DELETE FROM tools WHERE server_id = $1::uuid AND name <> ALL($2::text[]) RETURNING name, position),
   summary AS (
     SELECT COALESCE((SELECT array_agg(name ORDER BY position) FROM decided WHERE is_new), '{}') AS added,
-           COALESCE((SELECT array_agg(o.name ORDER BY o.position) FROM old o WHERE o.name <> ALL($2::text[])), '{}') AS removed,
+           COALESCE((SELECT array_agg(name ORDER BY position) FROM deleted), '{}') AS removed,
            COALESCE((SELECT array_agg(name ORDER BY position) FROM changed), '{}') AS changed,
            COALESCE((SELECT jsonb_agg(jsonb_build_object('name', name, 'fields', fields, 'hash', hash, 'previousHash', previous_hash) ORDER BY position)
                        FROM changed), '[]'::jsonb) AS changes,
@@ -191,11 +190,13 @@ const RECORD_TOOLS = `WITH incoming AS (
        SET status = 'CONNECTED', status_reason = NULL,
            server_name = $14, server_title = $15, server_version = $16, protocol_version = $17, instructions = $18,
            capabilities = $19::jsonb, tool_count = cardinality($2::text[]), resource_count = $20, prompt_count = $21,
-           pending_tool_changes = (SELECT pending FROM summary),
-           last_discovered_at = now(), next_discovery_at = $22,
-           discovery_requested_at = NULL, discovery_lease_owner = NULL, discovery_lease_until = NULL, updated_at = now()
+           resource_template_count = $29, listing_errors = $30::jsonb,
+           pending_tool_changes = (SELECT pending FROM summary), last_discovered_at = now(), updated_at = now()
      WHERE id = $1::uuid
     RETURNING last_discovered_at),
+  discovery AS (
+    UPDATE server_discovery SET next_at = $22, requested_at = NULL, lease_owner = NULL, lease_until = NULL, retry_reason = NULL
+     WHERE server_id = $1::uuid),
   closed AS (
     UPDATE discovery_runs r
        SET outcome = 'SUCCEEDED', finished_at = now(), duration_ms = $23, error = NULL, tool_count = cardinality($2::text[]),
@@ -203,14 +204,16 @@ const RECORD_TOOLS = `WITH incoming AS (
            dropped = $24::jsonb, stderr = $25
       FROM summary s
      WHERE r.id = $28::uuid AND r.outcome = 'RUNNING')
-  SELECT s.added, s.removed, s.changed, s.held, s.changes, (SELECT last_discovered_at FROM server) AS "discoveredAt",
-         (SELECT count(*) FROM upserted) + (SELECT count(*) FROM deleted) AS written
+  SELECT s.added, s.removed, s.changed, s.held, s.changes, (SELECT last_discovered_at FROM server) AS "discoveredAt"
     FROM summary s`;
 
 function recordToolsValues(id: string, server: LockedServer, result: DiscoverySuccess): unknown[] {
   const i = result.identity;
   const t = result.tools;
   const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+  // Absent listings: the server declares none and has none stored (their counts and reasons are null already).
+  const listings = result.listings;
+  const listingErrors = listings?.errors && Object.keys(listings.errors).length > 0 ? JSON.stringify(listings.errors) : null;
   return [
     id,
     t.map((x) => x.name),
@@ -240,6 +243,8 @@ function recordToolsValues(id: string, server: LockedServer, result: DiscoverySu
     result.toolsHash,
     TOOL_FIELDS,
     result.runId,
+    listings?.resourceTemplates?.length ?? null,
+    listingErrors,
   ];
 }
 
@@ -271,9 +276,11 @@ export interface SweepCandidate {
 }
 
 /**
- * The discovery worker's side of the servers table: the lease that keeps one
- * discovery per server at a time, the status machine's transitions, and the
- * sweeps that rebuild schedules and missed work from the database.
+ * The discovery worker's side of the servers: their discovery rows (server_discovery: the lease that keeps one
+ * discovery per server at a time, the schedule, the time of the request), the status machine's transitions, and the
+ * sweeps that rebuild schedules and missed work from the database. A write that only moves bookkeeping touches the
+ * discovery row alone, so the change feed reports it as bookkeeping; where a statement locks or writes both rows it
+ * takes the discovery row first, as every statement here does, so that two of them never wait on each other.
  */
 @Injectable()
 export class DiscoveryStateRepository {
@@ -293,18 +300,21 @@ export class DiscoveryStateRepository {
   async claim(id: string, owner: string, leaseMs: number, run: OpenRun): Promise<ClaimResult> {
     if (!isUuid(id)) return { status: 'gone' };
     const runId = randomUUID();
-    const taken = await this.sql.query<Server & { claimedAt: Date }>(
+    // The server row is written only when its status moves (a retry finds it DISCOVERING already).
+    const taken = await this.sql.query<ServerRow & { claimedAt: Date }>(
       `WITH claimed AS (
-         UPDATE servers
-            SET discovery_lease_owner = $2,
-                discovery_lease_until = now() + make_interval(secs => $3),
-                status = 'DISCOVERING',
-                discovery_requested_at = COALESCE(discovery_requested_at, now()),
-                updated_at = now()
-          WHERE id = $1::uuid
-            AND enabled
-            AND (discovery_lease_until IS NULL OR discovery_lease_until < now() OR discovery_lease_owner = $2)
-         RETURNING *),
+         UPDATE server_discovery d
+            SET lease_owner = $2,
+                lease_until = now() + make_interval(secs => $3),
+                requested_at = COALESCE(d.requested_at, now())
+           FROM servers s
+          WHERE d.server_id = $1::uuid AND s.id = d.server_id
+            AND s.enabled
+            AND (d.lease_until IS NULL OR d.lease_until < now() OR d.lease_owner = $2)
+         RETURNING d.*),
+       shown AS (
+         UPDATE servers SET status = 'DISCOVERING', updated_at = now()
+          WHERE id = $1::uuid AND status <> 'DISCOVERING' AND EXISTS (SELECT 1 FROM claimed)),
        orphaned AS (
          UPDATE discovery_runs
             SET outcome = 'FAILED', finished_at = now(), error = $4,
@@ -312,13 +322,14 @@ export class DiscoveryStateRepository {
           WHERE server_id = $1::uuid AND outcome = 'RUNNING' AND EXISTS (SELECT 1 FROM claimed)),
        opened AS (
          INSERT INTO discovery_runs (id, server_id, trigger, attempt)
-         SELECT $5::uuid, id, $6, $7 FROM claimed)
-       SELECT ${SERVER_COLUMNS}, now()::timestamptz(3) AS "claimedAt", ${ASYNC_COMMIT} FROM claimed`,
+         SELECT $5::uuid, server_id, $6, $7 FROM claimed)
+       SELECT ${SERVER_COLUMNS}, now()::timestamptz(3) AS "claimedAt", ${ASYNC_COMMIT} FROM servers s JOIN claimed d ON d.server_id = s.id`,
       [id, owner, leaseMs / 1000, run.orphanedRun, runId, run.trigger, run.attempt],
       'discovery.claim',
     );
     if (taken.length === 1) {
-      const row = taken[0];
+      // The server row as the statement found it, DISCOVERING from now on.
+      const row = { ...taken[0], status: 'DISCOVERING' as const };
       return {
         status: 'claimed',
         subject: { server: toServerRecord(row), credentials: { credentialsCipher: row.credentialsCipher, credentialsEnv: row.credentialsEnv } },
@@ -327,7 +338,7 @@ export class DiscoveryStateRepository {
       };
     }
     const rows = await this.sql.query<{ enabled: boolean; leaseUntil: Date | null }>(
-      `SELECT enabled, discovery_lease_until AS "leaseUntil" FROM servers WHERE id = $1::uuid`,
+      `SELECT s.enabled, d.lease_until AS "leaseUntil" FROM servers s JOIN server_discovery d ON d.server_id = s.id WHERE s.id = $1::uuid`,
       [id],
     );
     if (rows.length === 0) return { status: 'gone' };
@@ -336,10 +347,11 @@ export class DiscoveryStateRepository {
   }
 
   /**
-   * Locks the server row for recording an outcome and says whether this worker may: it must still hold
-   * the lease, the server must still be enabled, and no newer discovery may have been asked for since
-   * `claimedAt`. In the last two cases the run is closed and the lease given back, and nothing else moves.
-   * The lock also keeps a decision on the server's tools (taken under the same lock) from interleaving.
+   * Locks the server's discovery row and its row for recording an outcome and says whether this worker may: it
+   * must still hold the lease, the server must still be enabled, and no newer discovery may have been asked for
+   * since `claimedAt` (a request stamps the discovery row under its lock, so it is either seen here or waits for
+   * this transaction). In the last two cases the run is closed and the lease given back, and nothing else moves.
+   * The server row's lock also keeps a decision on the server's tools (taken under the same lock) from interleaving.
    */
   private async lockForRecord(
     query: TransactionQuery,
@@ -350,9 +362,10 @@ export class DiscoveryStateRepository {
     run: { durationMs: number; error?: string | null; stderr: string | null },
   ): Promise<{ refused: 'lost' | 'superseded' | 'disabled' } | { locked: LockedServer }> {
     const rows = await query<LockedServer & { enabled: boolean; newer: boolean }>(
-      `SELECT enabled, COALESCE(discovery_requested_at > $3, false) AS newer, tenant_id AS "tenantId", name,
-              tool_policy AS "toolPolicy", last_discovered_at IS NULL AS "firstDiscovery", ${ASYNC_COMMIT}
-         FROM servers WHERE id = $1::uuid AND discovery_lease_owner = $2 FOR UPDATE`,
+      `SELECT s.enabled, COALESCE(d.requested_at > $3, false) AS newer, s.tenant_id AS "tenantId", s.name,
+              s.tool_policy AS "toolPolicy", s.last_discovered_at IS NULL AS "firstDiscovery", ${ASYNC_COMMIT}
+         FROM server_discovery d JOIN servers s ON s.id = d.server_id
+        WHERE d.server_id = $1::uuid AND d.lease_owner = $2 FOR UPDATE`,
       [id, owner, claimedAt],
       'discovery.lock',
     );
@@ -364,7 +377,7 @@ export class DiscoveryStateRepository {
       `WITH closed AS (
          UPDATE discovery_runs SET outcome = 'CANCELLED', finished_at = now(), duration_ms = $2, error = $3, stderr = $4
           WHERE id = $1::uuid AND outcome = 'RUNNING')
-       UPDATE servers SET discovery_lease_owner = NULL, discovery_lease_until = NULL, updated_at = now() WHERE id = $5::uuid`,
+       UPDATE server_discovery SET lease_owner = NULL, lease_until = NULL WHERE server_id = $5::uuid`,
       [runId, Math.round(run.durationMs), run.error ? `${why}; it had failed: ${run.error}` : why, run.stderr, id],
       'discovery.cancel',
     );
@@ -372,13 +385,14 @@ export class DiscoveryStateRepository {
   }
 
   /**
-   * Records a successful discovery in one transaction: the server row locked (the gate: this worker still holds
+   * Records a successful discovery in one transaction: the server's rows locked (the gate: this worker still holds
    * the lease of an enabled server nobody asked to discover again, else nothing is written and the run says
    * why); a tenant's tools counted against its limit; then one statement that updates the tools in place (ids
    * kept; a tool whose definition, place and decision are unchanged is not rewritten, so a discovery that found
    * nothing new writes no tool rows), decides each new or changed definition by the server's tool policy,
-   * marks the server CONNECTED with what it said about itself, and closes the run with what changed, field by
-   * field; and, when definitions were held for a decision, the `server.tool_change_pending` event.
+   * marks the server CONNECTED with what it said about itself and its lists' counts (the server row's one write),
+   * schedules the next discovery, and closes the run with what changed, field by field; the lists besides tools,
+   * where they changed; and, when definitions were held for a decision, the `server.tool_change_pending` event.
    */
   async succeed(id: string, owner: string, claimedAt: Date, result: DiscoverySuccess): Promise<RecordResult> {
     return this.sql.transaction(async (query) => {
@@ -439,7 +453,10 @@ export class DiscoveryStateRepository {
     });
   }
 
-  /** The run closed as FAILED and the server ERROR (final) or DISCOVERING with the reason (to be tried again). */
+  /**
+   * The run closed as FAILED and the server ERROR with the reason (final), or still DISCOVERING with the reason on
+   * its discovery row (to be tried again: bookkeeping, the server row is not written).
+   */
   private async recordFailure(
     query: TransactionQuery,
     id: string,
@@ -448,13 +465,17 @@ export class DiscoveryStateRepository {
     await query(
       `WITH closed AS (
          UPDATE discovery_runs SET outcome = 'FAILED', finished_at = now(), duration_ms = $2, error = $3, dropped = $4::jsonb, stderr = $5
-          WHERE id = $1::uuid AND outcome = 'RUNNING')
-       UPDATE servers
-          SET status = CASE WHEN $7 THEN 'ERROR' ELSE 'DISCOVERING' END::"ServerStatus", status_reason = $3,
-              next_discovery_at = CASE WHEN $7 THEN $8::timestamptz ELSE next_discovery_at END,
-              discovery_requested_at = CASE WHEN $7 THEN NULL ELSE discovery_requested_at END,
-              discovery_lease_owner = NULL, discovery_lease_until = NULL, updated_at = now()
-        WHERE id = $6::uuid`,
+          WHERE id = $1::uuid AND outcome = 'RUNNING'),
+       discovery AS (
+         UPDATE server_discovery
+            SET next_at = CASE WHEN $7 THEN $8::timestamptz ELSE next_at END,
+                requested_at = CASE WHEN $7 THEN NULL ELSE requested_at END,
+                retry_reason = CASE WHEN $7 THEN NULL ELSE $3 END,
+                lease_owner = NULL, lease_until = NULL
+          WHERE server_id = $6::uuid
+         RETURNING server_id)
+       UPDATE servers SET status = 'ERROR', status_reason = $3, updated_at = now()
+        WHERE id IN (SELECT server_id FROM discovery) AND $7::boolean`,
       [f.runId, Math.round(f.durationMs), f.reason, JSON.stringify(f.dropped ?? []), f.stderr, id, f.final, f.nextDiscoveryAt],
       'discovery.record-failure',
     );
@@ -469,9 +490,10 @@ export class DiscoveryStateRepository {
     if (claims.length === 0) return new Set();
     const rows = await this.sql.query<{ id: string }>(
       `SELECT s.id FROM servers s
+         JOIN server_discovery d ON d.server_id = s.id
          JOIN unnest($1::uuid[], $2::timestamptz[]) AS c(id, since) ON s.id = c.id
         WHERE s.enabled AND s.status = 'DISCOVERING'
-          AND s.discovery_lease_owner IS NULL AND s.discovery_requested_at > c.since`,
+          AND d.lease_owner IS NULL AND d.requested_at > c.since`,
       [claims.map((c) => c.serverId), claims.map((c) => c.since)],
       'discovery.asked-again',
     );
@@ -493,55 +515,65 @@ export class DiscoveryStateRepository {
   }
 
   /**
-   * A discovery was asked for: the server shows DISCOVERING from now on (an
-   * enabled server only). A discovery running now started before this ask, so
-   * it will not be recorded as the answer to it (see succeed()).
-   */
-  async markRequested(id: string): Promise<boolean> {
-    return (await this.markRequestedMany([id])).size > 0;
-  }
-
-  /**
    * Discoveries were asked for: each enabled server among `ids` shows DISCOVERING, queued, stamped with the
    * database's clock (the clock the worker's claim is stamped with, so the result gate compares like with like,
-   * whatever the asking host's clock says). Returns the servers stamped and when (also their updatedAt). The audit
-   * events given are written, in the same statement, for the servers stamped only.
+   * whatever the asking host's clock says). The stamp is bookkeeping: the server row is written only for the
+   * servers not shown queued already. A discovery running now started before this ask, so it will not be recorded
+   * as the answer to it (see succeed()). Returns the servers stamped and when. The audit events given are written,
+   * in the same statement, for the servers stamped only.
    */
   async markRequestedMany(ids: string[], audit: AuditEventInput[] = []): Promise<Map<string, Date>> {
     const valid = ids.filter(isUuid);
     if (valid.length === 0) return new Map();
-    const stamp = `UPDATE servers SET status = 'DISCOVERING', status_reason = 'discovery queued', discovery_requested_at = now(), updated_at = now()
-       WHERE id = ANY($1::uuid[]) AND enabled
-      RETURNING id, discovery_requested_at AS at`;
     // The audit events of the servers stamped, in the same statement: a request and its record, both or neither.
     const audited = audit.length > 0 ? auditInsert(audit, 2, { from: 'stamped', column: 'id' }) : undefined;
-    const rows = audited
-      ? await this.sql.query<{ id: string; at: Date }>(`WITH stamped AS (${stamp}), audited AS (${audited.text}) SELECT * FROM stamped`, [valid, ...audited.values])
-      : await this.sql.query<{ id: string; at: Date }>(stamp, [valid], 'discovery.request');
+    const rows = await this.sql.query<{ id: string; at: Date }>(
+      `WITH stamped AS (
+         UPDATE server_discovery d SET requested_at = now(), retry_reason = NULL
+           FROM servers s
+          WHERE d.server_id = ANY($1::uuid[]) AND s.id = d.server_id AND s.enabled
+         RETURNING d.server_id AS id, d.requested_at AS at),
+       shown AS (
+         UPDATE servers SET status = 'DISCOVERING', status_reason = 'discovery queued', updated_at = now()
+          WHERE id IN (SELECT id FROM stamped) AND (status <> 'DISCOVERING' OR status_reason IS DISTINCT FROM 'discovery queued'))
+       ${audited ? `, audited AS (${audited.text})` : ''}
+       SELECT id, at FROM stamped`,
+      audited ? [valid, ...audited.values] : [valid],
+      // Prepared once per text: the audited variants differ with their events.
+      audited ? undefined : 'discovery.request',
+    );
     return new Map(rows.map((r) => [r.id, r.at]));
   }
 
-  /** A disabled server is not discovered: DISCONNECTED, nothing scheduled. */
+  /** A disabled server is not discovered: DISCONNECTED, nothing scheduled (rows written only where that changes them). */
   async markDisconnected(id: string): Promise<void> {
-    await this.prisma.server.updateMany({
-      where: { id, enabled: false },
-      data: { status: 'DISCONNECTED', statusReason: null, nextDiscoveryAt: null, discoveryRequestedAt: null },
-    });
+    if (!isUuid(id)) return;
+    await this.sql.query(
+      `WITH cleared AS (
+         UPDATE server_discovery d SET next_at = NULL, requested_at = NULL, retry_reason = NULL
+           FROM servers s
+          WHERE d.server_id = $1::uuid AND s.id = d.server_id AND NOT s.enabled
+            AND (d.next_at IS NOT NULL OR d.requested_at IS NOT NULL OR d.retry_reason IS NOT NULL))
+       UPDATE servers SET status = 'DISCONNECTED', status_reason = NULL, updated_at = now()
+        WHERE id = $1::uuid AND NOT enabled AND (status <> 'DISCONNECTED' OR status_reason IS NOT NULL)`,
+      [id],
+      'discovery.disconnected',
+    );
   }
 
   /** Ends a discovery that cannot finish (its worker stopped too often): ERROR with the reason. */
   async markError(id: string, reason: string, nextDiscoveryAt: Date | null): Promise<void> {
-    await this.prisma.server.updateMany({
-      where: { id, status: 'DISCOVERING' },
-      data: {
-        status: 'ERROR',
-        statusReason: reason,
-        nextDiscoveryAt,
-        discoveryRequestedAt: null,
-        discoveryLeaseOwner: null,
-        discoveryLeaseUntil: null,
-      },
-    });
+    if (!isUuid(id)) return;
+    await this.sql.query(
+      `WITH ended AS (
+         UPDATE server_discovery d SET next_at = $3, requested_at = NULL, lease_owner = NULL, lease_until = NULL, retry_reason = NULL
+           FROM servers s
+          WHERE d.server_id = $1::uuid AND s.id = d.server_id AND s.status = 'DISCOVERING'
+         RETURNING d.server_id)
+       UPDATE servers SET status = 'ERROR', status_reason = $2, updated_at = now() WHERE id IN (SELECT server_id FROM ended)`,
+      [id, reason, nextDiscoveryAt],
+      'discovery.abandoned',
+    );
   }
 
   /**
@@ -550,19 +582,26 @@ export class DiscoveryStateRepository {
    * skip each other's rows.
    */
   async takeDue(limit: number): Promise<string[]> {
-    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
-      UPDATE servers
-         SET status = 'DISCOVERING', discovery_requested_at = now(), updated_at = now()
-       WHERE id IN (
-         SELECT id FROM servers
-          WHERE enabled
-            AND status <> 'DISCOVERING'
-            AND discovery_lease_owner IS NULL
-            AND (next_discovery_at IS NULL OR next_discovery_at <= now())
-          ORDER BY next_discovery_at NULLS FIRST
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED)
-      RETURNING id`;
+    const rows = await this.sql.query<{ id: string }>(
+      `WITH due AS (
+         SELECT d.server_id FROM server_discovery d JOIN servers s ON s.id = d.server_id
+          WHERE s.enabled
+            AND s.status <> 'DISCOVERING'
+            AND d.lease_owner IS NULL
+            AND (d.next_at IS NULL OR d.next_at <= now())
+          ORDER BY d.next_at NULLS FIRST
+          LIMIT $1
+          FOR UPDATE SKIP LOCKED),
+       stamped AS (
+         UPDATE server_discovery SET requested_at = now(), retry_reason = NULL
+          WHERE server_id IN (SELECT server_id FROM due)
+         RETURNING server_id)
+       UPDATE servers SET status = 'DISCOVERING', updated_at = now()
+        WHERE id IN (SELECT server_id FROM stamped)
+       RETURNING id`,
+      [limit],
+      'discovery.take-due',
+    );
     return rows.map((r) => r.id);
   }
 
@@ -572,31 +611,41 @@ export class DiscoveryStateRepository {
    * that a sweep running at that moment does not queue its discovery first under the sweep's own trigger.
    */
   async listWaiting(limit: number): Promise<SweepCandidate[]> {
-    return this.prisma.$queryRaw<SweepCandidate[]>`
-      SELECT id, discovery_requested_at AS "discoveryRequestedAt", discovery_lease_owner AS "leaseOwner"
-        FROM servers
-       WHERE enabled AND status = 'DISCOVERING' AND discovery_lease_owner IS NULL
-         AND COALESCE(discovery_requested_at, updated_at) < now() - interval '3 seconds'
-       ORDER BY discovery_requested_at NULLS FIRST
-       LIMIT ${limit}`;
+    return this.sql.query<SweepCandidate>(
+      `SELECT s.id, d.requested_at AS "discoveryRequestedAt", d.lease_owner AS "leaseOwner"
+         FROM servers s JOIN server_discovery d ON d.server_id = s.id
+        WHERE s.enabled AND s.status = 'DISCOVERING' AND d.lease_owner IS NULL
+          AND COALESCE(d.requested_at, s.updated_at) < now() - interval '3 seconds'
+        ORDER BY d.requested_at NULLS FIRST
+        LIMIT $1`,
+      [limit],
+      'discovery.waiting',
+    );
   }
 
   /** Servers whose lease ran out: the worker holding it stopped in the middle of a discovery. */
   async listExpiredLeases(limit: number): Promise<SweepCandidate[]> {
-    return this.prisma.$queryRaw<SweepCandidate[]>`
-      SELECT id, discovery_requested_at AS "discoveryRequestedAt", discovery_lease_owner AS "leaseOwner"
-        FROM servers
-       WHERE discovery_lease_until < now()
-       ORDER BY discovery_lease_until
-       LIMIT ${limit}`;
+    return this.sql.query<SweepCandidate>(
+      `SELECT server_id AS id, requested_at AS "discoveryRequestedAt", lease_owner AS "leaseOwner"
+         FROM server_discovery
+        WHERE lease_until < now()
+        ORDER BY lease_until
+        LIMIT $1`,
+      [limit],
+      'discovery.expired-leases',
+    );
   }
 
   /** Takes back one expired lease (if it is still the same expired one); true when taken. */
   async reclaimExpiredLease(id: string, owner: string): Promise<boolean> {
-    const n = await this.prisma.$executeRaw`
-      UPDATE servers SET discovery_lease_owner = NULL, discovery_lease_until = NULL, updated_at = now()
-       WHERE id = ${id}::uuid AND discovery_lease_owner = ${owner} AND discovery_lease_until < now()`;
-    return n > 0;
+    if (!isUuid(id)) return false;
+    const rows = await this.sql.query<{ id: string }>(
+      `UPDATE server_discovery SET lease_owner = NULL, lease_until = NULL
+        WHERE server_id = $1::uuid AND lease_owner = $2 AND lease_until < now()
+       RETURNING server_id AS id`,
+      [id, owner],
+    );
+    return rows.length > 0;
   }
 
   /** Of these server ids, the ones that still exist and are enabled. */
@@ -609,15 +658,21 @@ export class DiscoveryStateRepository {
 
   /** Disabled servers not yet DISCONNECTED (and not mid-discovery): marks them and returns their ids. */
   async disconnectDisabled(limit: number): Promise<string[]> {
-    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
-      UPDATE servers
-         SET status = 'DISCONNECTED', status_reason = NULL, next_discovery_at = NULL, discovery_requested_at = NULL, updated_at = now()
-       WHERE id IN (
-         SELECT id FROM servers
-          WHERE NOT enabled AND status <> 'DISCONNECTED' AND discovery_lease_owner IS NULL
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED)
-      RETURNING id`;
+    const rows = await this.sql.query<{ id: string }>(
+      `WITH off AS (
+         SELECT d.server_id FROM server_discovery d JOIN servers s ON s.id = d.server_id
+          WHERE NOT s.enabled AND s.status <> 'DISCONNECTED' AND d.lease_owner IS NULL
+          LIMIT $1
+          FOR UPDATE SKIP LOCKED),
+       cleared AS (
+         UPDATE server_discovery SET next_at = NULL, requested_at = NULL, retry_reason = NULL
+          WHERE server_id IN (SELECT server_id FROM off))
+       UPDATE servers SET status = 'DISCONNECTED', status_reason = NULL, updated_at = now()
+        WHERE id IN (SELECT server_id FROM off)
+       RETURNING id`,
+      [limit],
+      'discovery.disconnect-disabled',
+    );
     return rows.map((r) => r.id);
   }
 }

@@ -45,31 +45,50 @@ export class ServerListingRepository {
   constructor(@Inject(SQL) private readonly sql: Sql) {}
 
   /**
-   * Replaces the server's lists, their counts and the reasons of lists not read whole, inside the caller's
-   * transaction (a reader sees the old lists or the new ones, with the tools of the same discovery).
+   * Replaces the server's lists inside the caller's transaction (a reader sees the old lists or the new ones, with
+   * the tools of the same discovery), writing only what changed: the items no longer listed as they were (gone,
+   * moved, or changed) are deleted, and the items not stored as listed are inserted; a discovery that found the
+   * lists as they were writes nothing. Their counts and reasons are the server row's, written with the tools.
    */
   async replaceAll(query: TransactionQuery, serverId: string, listings: DiscoveredListings): Promise<void> {
-    await query(`DELETE FROM server_listings WHERE server_id = $1::uuid`, [serverId]);
-    const rows: { k: ListingKind; p: number; key: string; d: Record<string, unknown> }[] = [];
-    const add = (kind: ListingKind, items: ListedItem[] | null) => items?.forEach((item, p) => rows.push({ k: kind, p, key: item.key, d: item.definition }));
+    const kinds: ListingKind[] = [];
+    const positions: number[] = [];
+    const keys: string[] = [];
+    const definitions: string[] = [];
+    const add = (kind: ListingKind, items: ListedItem[] | null) =>
+      items?.forEach((item, p) => {
+        kinds.push(kind);
+        positions.push(p);
+        keys.push(item.key);
+        definitions.push(JSON.stringify(item.definition));
+      });
     add('resource', listings.resources);
     add('resource_template', listings.resourceTemplates);
     add('prompt', listings.prompts);
-    for (let i = 0; i < rows.length; i += BATCH) {
+    // Deleted first, in a statement of its own: an item that moved takes a place another item still held.
+    const [kept] = await query<{ kept: number }>(
+      `WITH incoming AS (SELECT * FROM unnest($2::text[], $3::int[], $4::text[], $5::jsonb[]) AS i(kind, position, key, definition)),
+            gone AS (
+              DELETE FROM server_listings l
+               WHERE l.server_id = $1::uuid
+                 AND NOT EXISTS (SELECT 1 FROM incoming i WHERE i.kind = l.kind AND i.position = l.position AND i.key = l.key AND i.definition = l.definition)
+              RETURNING 1)
+       SELECT ((SELECT count(*) FROM server_listings WHERE server_id = $1::uuid) - (SELECT count(*) FROM gone))::int AS kept`,
+      [serverId, kinds, positions, keys, definitions],
+      'listings.delete-changed',
+    );
+    if (kept.kept === kinds.length) return;
+    for (let i = 0; i < kinds.length; i += BATCH) {
+      const end = i + BATCH;
       await query(
         `INSERT INTO server_listings (server_id, kind, position, key, definition)
-         SELECT $1::uuid, e->>'k', (e->>'p')::int, e->>'key', e->'d'
-           FROM jsonb_array_elements($2::jsonb) AS e`,
-        [serverId, JSON.stringify(rows.slice(i, i + BATCH))],
+         SELECT $1::uuid, i.kind, i.position, i.key, i.definition
+           FROM unnest($2::text[], $3::int[], $4::text[], $5::jsonb[]) AS i(kind, position, key, definition)
+          WHERE NOT EXISTS (SELECT 1 FROM server_listings l WHERE l.server_id = $1::uuid AND l.kind = i.kind AND l.position = i.position)`,
+        [serverId, kinds.slice(i, end), positions.slice(i, end), keys.slice(i, end), definitions.slice(i, end)],
+        'listings.insert-missing',
       );
     }
-    const errors = listings.errors && Object.keys(listings.errors).length > 0 ? JSON.stringify(listings.errors) : null;
-    await query(
-      `UPDATE servers
-          SET resource_count = $2::int, resource_template_count = $3::int, prompt_count = $4::int, listing_errors = $5::jsonb
-        WHERE id = $1::uuid`,
-      [serverId, listings.resources?.length ?? null, listings.resourceTemplates?.length ?? null, listings.prompts?.length ?? null, errors],
-    );
   }
 
   /** One page of a server's list, in the server's order. */

@@ -1,5 +1,5 @@
 import { OAuthGrant, ServerAuthConfig, ServerAuthorizationView, ServerKind, ServerRecord, ServerStatus, TOOL_POLICIES, ToolPolicy, TransportType } from '@app/domain';
-import type { Server, Transport as DbTransport } from '../generated/prisma/client';
+import type { Server, ServerDiscovery, Transport as DbTransport } from '../generated/prisma/client';
 
 const TO_DB: Record<TransportType, DbTransport> = {
   [TransportType.STREAMABLE_HTTP]: 'STREAMABLE_HTTP',
@@ -63,8 +63,33 @@ function toToolPolicy(value: string): ToolPolicy {
   return (TOOL_POLICIES as readonly string[]).includes(value) ? (value as ToolPolicy) : 'open';
 }
 
+/** What a server's record shows of its discovery row (server_discovery), under the names the record has. */
+export interface DiscoveryColumns {
+  discoveryRequestedAt: Date | null;
+  nextDiscoveryAt: Date | null;
+  /** Why the attempt under way failed, while the discovery is tried again. */
+  retryReason: string | null;
+}
+
+/** A server row with its discovery row's columns beside it (SERVER_COLUMNS over SERVER_FROM, or withDiscovery). */
+export type ServerRow = Server & DiscoveryColumns;
+
+/** A server row read through Prisma with `include: { discovery: true }`, as SERVER_COLUMNS reads it. */
+export function withDiscovery(row: Server & { discovery: ServerDiscovery | null }): ServerRow {
+  const { discovery, ...server } = row;
+  return { ...server, discoveryRequestedAt: discovery?.requestedAt ?? null, nextDiscoveryAt: discovery?.nextAt ?? null, retryReason: discovery?.retryReason ?? null };
+}
+
+/**
+ * The status reason a server shows: a discovery tried again says why its last attempt failed while the server is
+ * DISCOVERING (kept on the discovery row, see ServerDiscovery.retryReason); otherwise the reason written with the status.
+ */
+export function shownStatusReason(row: { status: string; statusReason: string | null }, retryReason: string | null | undefined): string | null {
+  return row.status === 'DISCOVERING' && retryReason ? retryReason : row.statusReason;
+}
+
 /** A server row as the domain sees it: credentials reduced to whether there are any. */
-export function toServerRecord(row: Server): ServerRecord {
+export function toServerRecord(row: ServerRow): ServerRecord {
   return {
     id: row.id,
     tenantId: row.tenantId,
@@ -84,7 +109,7 @@ export function toServerRecord(row: Server): ServerRecord {
     appSlug: row.appSlug,
     accountId: row.accountId,
     status: row.status as ServerStatus,
-    statusReason: row.statusReason,
+    statusReason: shownStatusReason(row, row.retryReason),
     serverName: row.serverName,
     serverTitle: row.serverTitle,
     serverVersion: row.serverVersion,
@@ -108,15 +133,17 @@ export function toServerRecord(row: Server): ServerRecord {
   };
 }
 
-/** Every column of `servers` under its Prisma field name, for plain SQL whose rows go through toServerRecord. */
-export const SERVER_COLUMNS = `id, tenant_id AS "tenantId", owner_scope AS "ownerScope", name, kind, transport, url, command, args, env, headers,
-  credentials_cipher AS "credentialsCipher", credentials_env AS "credentialsEnv", enabled, metadata,
-  discovery_interval_seconds AS "discoveryIntervalSeconds", app_slug AS "appSlug", account_id AS "accountId", status,
-  status_reason AS "statusReason", server_name AS "serverName", server_title AS "serverTitle", server_version AS "serverVersion",
-  protocol_version AS "protocolVersion", instructions, capabilities, tool_count AS "toolCount", resource_count AS "resourceCount",
-  prompt_count AS "promptCount", resource_template_count AS "resourceTemplateCount", listing_errors AS "listingErrors",
-  discovery_requested_at AS "discoveryRequestedAt", last_discovered_at AS "lastDiscoveredAt",
-  next_discovery_at AS "nextDiscoveryAt", discovery_lease_owner AS "discoveryLeaseOwner", discovery_lease_until AS "discoveryLeaseUntil",
-  created_at AS "createdAt", updated_at AS "updatedAt", oauth_config AS "oauthConfig",
-  oauth_client_secret_cipher AS "oauthClientSecretCipher", oauth_view AS "oauthView", tool_policy AS "toolPolicy",
-  pending_tool_changes AS "pendingToolChanges"`;
+/** The server `s` with its discovery row `d`: every server has one (made with it, see migration 20261205010000). */
+export const SERVER_FROM = `servers s JOIN server_discovery d ON d.server_id = s.id`;
+
+/** Every column of a ServerRow under its Prisma field name, over SERVER_FROM, for plain SQL whose rows go through toServerRecord. */
+export const SERVER_COLUMNS = `s.id, s.tenant_id AS "tenantId", s.owner_scope AS "ownerScope", s.name, s.kind, s.transport, s.url, s.command, s.args, s.env, s.headers,
+  s.credentials_cipher AS "credentialsCipher", s.credentials_env AS "credentialsEnv", s.enabled, s.metadata,
+  s.discovery_interval_seconds AS "discoveryIntervalSeconds", s.app_slug AS "appSlug", s.account_id AS "accountId", s.status,
+  s.status_reason AS "statusReason", s.server_name AS "serverName", s.server_title AS "serverTitle", s.server_version AS "serverVersion",
+  s.protocol_version AS "protocolVersion", s.instructions, s.capabilities, s.tool_count AS "toolCount", s.resource_count AS "resourceCount",
+  s.prompt_count AS "promptCount", s.resource_template_count AS "resourceTemplateCount", s.listing_errors AS "listingErrors",
+  s.last_discovered_at AS "lastDiscoveredAt", s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.oauth_config AS "oauthConfig",
+  s.oauth_client_secret_cipher AS "oauthClientSecretCipher", s.oauth_view AS "oauthView", s.tool_policy AS "toolPolicy",
+  s.pending_tool_changes AS "pendingToolChanges",
+  d.requested_at AS "discoveryRequestedAt", d.next_at AS "nextDiscoveryAt", d.retry_reason AS "retryReason"`;

@@ -5,10 +5,9 @@ import { decodeCursor, isUuid, Page, PageRequest, toPage } from '../page';
 import { translatePrismaError } from '../prisma-errors';
 import { ownerScopeOf, PLATFORM_SCOPE, ReadScope, visibleSql } from '../scope';
 import { AuditEventInput, auditInsert, recordAuditIn } from './audit.repository';
-import type { Server } from '../generated/prisma/client';
 import { Sql } from '../sql';
 import { PRISMA, SQL } from '../tokens';
-import { SERVER_COLUMNS, toServerRecord, transportToDb } from './server.mapper';
+import { SERVER_COLUMNS, SERVER_FROM, ServerRow, toServerRecord, transportToDb, withDiscovery } from './server.mapper';
 
 /** The registration fields a new row holds as the record shows them. */
 type RegistrationFields =
@@ -94,7 +93,7 @@ export class ServerRepository {
   async createMany(inputs: ServerCreate[], audit: AuditEventInput[] = [], quota?: ServerQuota): Promise<ServerRecord[]> {
     if (inputs.length === 0) return [];
     const tenants = [...new Set(inputs.map((i) => i.tenantId).filter((t): t is string => t !== null))].sort();
-    if (!quota || tenants.length === 0) return this.insertMany(inputs, audit, (text, values) => this.sql.query<Server>(text, values));
+    if (!quota || tenants.length === 0) return this.insertMany(inputs, audit, (text, values) => this.sql.query<ServerRow>(text, values));
     return this.sql.transaction(async (query) => {
       const limits = await query<{ id: string; max: number | null }>(
         `SELECT id, (limits->>'maxServers')::int AS max FROM tenants WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
@@ -124,7 +123,7 @@ export class ServerRepository {
   private async insertMany(
     inputs: ServerCreate[],
     audit: AuditEventInput[],
-    run: (text: string, values: unknown[]) => Promise<Server[]>,
+    run: (text: string, values: unknown[]) => Promise<ServerRow[]>,
   ): Promise<ServerRecord[]> {
     const values: unknown[] = [];
     const rows = inputs.map((input) => {
@@ -163,12 +162,14 @@ export class ServerRepository {
                               credentials_cipher, credentials_env, enabled, metadata, discovery_interval_seconds,
                               app_slug, account_id, status, status_reason, oauth_config, oauth_client_secret_cipher, tool_policy)
          VALUES ${rows.join(',\n                ')}
-         RETURNING ${SERVER_COLUMNS}`;
+         RETURNING *`;
     const audited = audit.length > 0 ? auditInsert(audit, values.length + 1) : undefined;
+    // A new server's discovery row (made by the insert's trigger, at the end of the statement) holds nothing yet.
+    const created = `SELECT ${SERVER_COLUMNS} FROM created s LEFT JOIN server_discovery d ON false`;
     try {
       const stored = audited
-        ? await run(`WITH created AS (${insert}), audited AS (${audited.text}) SELECT * FROM created`, [...values, ...audited.values])
-        : await run(insert, values);
+        ? await run(`WITH created AS (${insert}), audited AS (${audited.text}) ${created}`, [...values, ...audited.values])
+        : await run(`WITH created AS (${insert}) ${created}`, values);
       const byId = new Map(stored.map((row) => [row.id, toServerRecord(row)]));
       return inputs.map((input) => byId.get(input.id)!);
     } catch (err) {
@@ -197,8 +198,8 @@ export class ServerRepository {
   async findById(id: string, scope: ReadScope): Promise<ServerRecord | null> {
     if (!isUuid(id)) return null;
     // The hottest read of the API (every server lookup): one plain statement.
-    const rows = await this.sql.query<Server>(
-      `SELECT ${SERVER_COLUMNS} FROM servers WHERE id = $1::uuid AND ${visibleSql('tenant_id', '$2')}`,
+    const rows = await this.sql.query<ServerRow>(
+      `SELECT ${SERVER_COLUMNS} FROM ${SERVER_FROM} WHERE s.id = $1::uuid AND ${visibleSql('s.tenant_id', '$2')}`,
       [id, viewerTenant(scope)],
     );
     return rows.length ? toServerRecord(rows[0]) : null;
@@ -206,14 +207,14 @@ export class ServerRepository {
 
   /** A platform server (no tenant) by its name. */
   async findPlatformByName(name: string): Promise<ServerRecord | null> {
-    const row = await this.prisma.server.findUnique({ where: { ownerScope_name: { ownerScope: PLATFORM_SCOPE, name } } });
-    return row ? toServerRecord(row) : null;
+    const row = await this.prisma.server.findUnique({ where: { ownerScope_name: { ownerScope: PLATFORM_SCOPE, name } }, include: { discovery: true } });
+    return row ? toServerRecord(withDiscovery(row)) : null;
   }
 
   /** The platform's servers of one kind (the start-up sources INTERNAL and EXTERNAL). */
   async listPlatformByKind(kind: ServerKind): Promise<ServerRecord[]> {
-    const rows = await this.prisma.server.findMany({ where: { tenantId: null, kind }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-    return rows.map(toServerRecord);
+    const rows = await this.prisma.server.findMany({ where: { tenantId: null, kind }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], include: { discovery: true } });
+    return rows.map((r) => toServerRecord(withDiscovery(r)));
   }
 
   /**
@@ -225,20 +226,20 @@ export class ServerRepository {
     const where: string[] = [];
     const values: unknown[] = [];
     const param = (v: unknown) => `$${values.push(v)}`;
-    if (scope.type !== 'admin') where.push(visibleSql('tenant_id', param(viewerTenant(scope))));
-    if (filter.kinds?.length) where.push(`kind = ANY(${param(filter.kinds)}::"ServerKind"[])`);
-    if (filter.status) where.push(`status = ${param(filter.status)}::"ServerStatus"`);
+    if (scope.type !== 'admin') where.push(visibleSql('s.tenant_id', param(viewerTenant(scope))));
+    if (filter.kinds?.length) where.push(`s.kind = ANY(${param(filter.kinds)}::"ServerKind"[])`);
+    if (filter.status) where.push(`s.status = ${param(filter.status)}::"ServerStatus"`);
     if (filter.q) {
       const like = param(`%${escapeLike(filter.q)}%`);
-      where.push(`(name ILIKE ${like} OR server_name ILIKE ${like} OR server_title ILIKE ${like})`);
+      where.push(`(s.name ILIKE ${like} OR s.server_name ILIKE ${like} OR s.server_title ILIKE ${like})`);
     }
     if (page.pageToken) {
       const c = decodeCursor(LIST, page.pageToken);
-      where.push(`(created_at, id) > (${param(c.at)}::timestamptz, ${param(c.id)}::uuid)`);
+      where.push(`(s.created_at, s.id) > (${param(c.at)}::timestamptz, ${param(c.id)}::uuid)`);
     }
-    const rows = await this.sql.query<Server>(
-      `SELECT ${SERVER_COLUMNS} FROM servers ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY created_at, id LIMIT ${param(page.pageSize + 1)}`,
+    const rows = await this.sql.query<ServerRow>(
+      `SELECT ${SERVER_COLUMNS} FROM ${SERVER_FROM} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY s.created_at, s.id LIMIT ${param(page.pageSize + 1)}`,
       values,
     );
     return toPage(rows.map(toServerRecord), page.pageSize, LIST, (r) => ({ at: r.createdAt, id: r.id }));
@@ -260,7 +261,7 @@ export class ServerRepository {
     };
     try {
       return await this.prisma.$transaction(async (tx) => {
-        const row = await tx.server.update({ where: { id }, data });
+        const row = await tx.server.update({ where: { id }, data, include: { discovery: true } });
         if (opened) {
           await tx.tool.updateMany({
             where: { serverId: id, approval: { not: 'approved' } },
@@ -268,7 +269,7 @@ export class ServerRepository {
           });
         }
         await recordAuditIn(tx, audit);
-        return toServerRecord(row);
+        return toServerRecord(withDiscovery(row));
       });
     } catch (err) {
       translatePrismaError(err, { conflict: conflictMessage(change.name ?? ''), notFound: `server ${id} not found` });
