@@ -170,7 +170,10 @@ export enum Action {
 }
 
 export const ACTION_WORDS: Readonly<Record<Action, readonly string[]>> = {
-  [Action.CREATE]: ['create', 'add', 'new', 'make', 'insert', 'generate', 'register', 'append', 'upload', 'write', 'draft', 'schedule', 'book'],
+  [Action.CREATE]: [
+    'create', 'add', 'new', 'make', 'insert', 'generate', 'register', 'append', 'upload', 'write', 'draft', 'schedule', 'book', 'init',
+    'initialize',
+  ],
   [Action.READ]: [
     'get', 'list', 'show', 'find', 'search', 'fetch', 'retrieve', 'read', 'view', 'look', 'lookup', 'query', 'describe',
     'display', 'browse', 'enumerate', 'check', 'count', 'download', 'export', 'inspect', 'see',
@@ -183,17 +186,36 @@ export const ACTION_WORDS: Readonly<Record<Action, readonly string[]>> = {
   [Action.SEND]: ['send', 'post', 'reply', 'publish', 'share', 'notify', 'forward'],
 };
 
-const ACTION_OF = ((): Map<string, number> => {
+/**
+ * Verbs that ask for an action when a request opens with them, but in a tool's name are as often nouns or
+ * another thing: "log my hours" creates, a tool named get_logs reads; "start a thread" creates, a tool named
+ * start_process runs.
+ */
+export const REQUEST_ACTION_WORDS: Readonly<Partial<Record<Action, readonly string[]>>> = {
+  [Action.CREATE]: ['log', 'record', 'put', 'start', 'setup', 'file', 'plan', 'compose', 'invite'],
+};
+
+function actionTable(...tables: Readonly<Partial<Record<Action, readonly string[]>>>[]): Map<string, number> {
   const out = new Map<string, number>();
-  for (const [action, words] of Object.entries(ACTION_WORDS)) {
-    for (const w of words) out.set(termOf(w), (out.get(termOf(w)) ?? 0) | Number(action));
+  for (const table of tables) {
+    for (const [action, words] of Object.entries(table)) {
+      for (const w of words ?? []) out.set(termOf(w), (out.get(termOf(w)) ?? 0) | Number(action));
+    }
   }
   return out;
-})();
+}
 
-/** The kinds of action a term names (a bit set of Action), 0 for none. */
+const ACTION_OF = actionTable(ACTION_WORDS);
+const REQUEST_ACTION_OF = actionTable(ACTION_WORDS, REQUEST_ACTION_WORDS);
+
+/** The kinds of action a term in a tool's name names (a bit set of Action), 0 for none. */
 export function actionOf(term: string): number {
   return ACTION_OF.get(term) ?? 0;
+}
+
+/** The kinds of action a request that opens with this term asks for (a bit set of Action), 0 for none. */
+export function requestActionOf(term: string): number {
+  return REQUEST_ACTION_OF.get(term) ?? 0;
 }
 
 /** Whether a request for `wanted` and a tool that does `does` (bit sets) agree (1), conflict (-1) or neither (0). */
@@ -318,6 +340,7 @@ export const REWRITES: readonly (readonly [pattern: RegExp, replacement: string]
   [/\bfile (a|an|the|this|that|my|our|new)\b(?!\s+(called|named|to|from|in|into|on)\b)/gi, 'create $1'],
   [/\bto[- ]do\b(?=\s+(list|task|item)s?\b)/gi, 'todo task'],
   [/\bon my plate\b/gi, 'my tasks'],
+  [/^(\W*)set(ting)? up\b/gi, '$1setup'],
   [/\bturn(s|ed|ing)? on\b/gi, 'enable'],
   [/\bturn(s|ed|ing)? off\b/gi, 'disable'],
   [/\bopen (a|an) (new )?(pr|prs|pull request|mr|merge request|issue|ticket|bug|incident|case|account)\b/gi, 'create $1 $2$3'],

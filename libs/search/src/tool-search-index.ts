@@ -1,7 +1,7 @@
 import { maySee } from '@app/domain';
 import { FIELD_COUNT, Field, fieldTokens } from './fields';
 import { DEFAULT_RANKING, RankingParams } from './ranking';
-import { Action, actionAgreement, actionOf, alternativesOf, expandPhrases, rewriteIdioms } from './synonyms';
+import { Action, actionAgreement, actionOf, alternativesOf, expandPhrases, requestActionOf, rewriteIdioms } from './synonyms';
 import { isIndexable, splitWords, termOf } from './tokenizer';
 import type { Confidence, SearchHit, SearchOptions, ToolDocument, Visibility } from './tool-document';
 
@@ -738,7 +738,7 @@ function actionsOf(tokens: readonly (readonly { readonly term: string }[])[]): n
  * a noun ("what changed", "the last update").
  */
 function queryAction(query: string, words: readonly string[]): number {
-  const first = words.length === 0 ? 0 : actionOf(termOf(words[0]));
+  const first = words.length === 0 ? 0 : requestActionOf(termOf(words[0]));
   if (first !== 0) return first;
   return QUESTION.test(query) ? Action.READ | ASKED : 0;
 }
