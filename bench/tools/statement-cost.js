@@ -17,7 +17,7 @@ const { createDatabase, dropDatabase, ROOT } = require('../lib/platform');
 const DIST = path.join(ROOT, 'dist/apps/worker/libs/database/src');
 const { DiscoveryStateRepository } = require(path.join(DIST, 'repositories/discovery-state.repository.js'));
 const { Sql } = require(path.join(DIST, 'sql.js'));
-const { migrate } = require(path.join(DIST, 'migrator.js'));
+const { migrate } = require(path.join(ROOT, 'dist/apps/worker/libs/database-runtime/src/migrator.js'));
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
 const servers = Number(args.servers ?? 2000);
