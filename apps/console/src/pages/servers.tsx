@@ -83,6 +83,11 @@ export function ServersPage() {
   );
 
   const page = tokens.length;
+  /** A new kind or status to filter on: the list shows it is being read again. */
+  const filterBy = (change: Partial<Filters>) => {
+    setLoading(true);
+    setFilters({ ...filters, ...change });
+  };
   return (
     <section aria-labelledby="servers-title">
       <div className="title-row">
@@ -92,26 +97,8 @@ export function ServersPage() {
         </a>
       </div>
       <form className="filters" role="search" aria-label="Filter servers" onSubmit={(e) => e.preventDefault()}>
-        <WireNameFilter
-          label="Kind"
-          anyLabel="Any kind"
-          options={KINDS}
-          value={filters.kind}
-          onChange={(kind) => {
-            setLoading(true);
-            setFilters({ ...filters, kind });
-          }}
-        />
-        <WireNameFilter
-          label="Status"
-          anyLabel="Any status"
-          options={STATUSES}
-          value={filters.status}
-          onChange={(status) => {
-            setLoading(true);
-            setFilters({ ...filters, status });
-          }}
-        />
+        <WireNameFilter label="Kind" anyLabel="Any kind" options={KINDS} value={filters.kind} onChange={(kind) => filterBy({ kind })} />
+        <WireNameFilter label="Status" anyLabel="Any status" options={STATUSES} value={filters.status} onChange={(status) => filterBy({ status })} />
         <label className="grow">
           Name contains
           <input type="search" value={text} maxLength={200} onChange={(e) => setText(e.target.value)} placeholder="filesystem, github…" />
