@@ -1,15 +1,11 @@
 import { ApiKeyRepository } from '@app/database';
 import { AuthService } from '../../apps/api/src/auth/auth.service';
-import { startTestApp, TestApp } from '../support/app';
+import { startTestApp, useTestApp } from '../support/app';
 import { waitFor } from '../support/servers';
 import { expectProblem, makeTenant } from '../support/tenants';
 
 describe('authentication, tenants and keys', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ worker: false });
-  });
-  afterAll(async () => t?.close());
+  const t = useTestApp({ worker: false });
 
   it('answers 401 without a key, with a malformed header and with an unknown key', async () => {
     for (const headers of [{} as Record<string, string>, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, { authorization: 'Bearer mcpr_nope' }]) {
@@ -159,11 +155,7 @@ describe('authentication, tenants and keys', () => {
 });
 
 describe('API documentation', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ worker: false });
-  });
-  afterAll(async () => t?.close());
+  const t = useTestApp({ worker: false });
 
   it('documents every registry endpoint with its answer, its problems and the bearer key', async () => {
     const doc = (await t.request('GET', '/docs-json', { key: null })).body;
@@ -202,11 +194,7 @@ describe('API documentation', () => {
 });
 
 describe('authentication before routing', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ worker: false });
-  });
-  afterAll(async () => t?.close());
+  const t = useTestApp({ worker: false });
 
   it('answers 401 on an unknown /api/v1 path without a key, 404 with one', async () => {
     expectProblem(await t.request('GET', '/api/v1/no-such-thing', { key: null }), 401);

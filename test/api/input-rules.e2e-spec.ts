@@ -1,5 +1,5 @@
 import { eventually, mcpClient, structured } from '../llm/helpers';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { expectProblem, fields, makeTenant, TenantKey } from '../support/tenants';
 
 /** A page token as the registry writes them, with whatever instant and id a forger likes. */
@@ -7,13 +7,12 @@ const forgedToken = (list: string, t: string, i = '0190a3c0-0000-7000-8000-00000
   Buffer.from(JSON.stringify({ l: list, t, i }), 'utf8').toString('base64url');
 
 describe('input PostgreSQL cannot store, forged page tokens and ids in any case: a 400 naming the field, never a 500', () => {
-  let t: TestApp;
+  const t = useTestApp({ env: { MCP_OUTBOUND_ALLOW: '*.example.com' } });
   let a: TenantKey;
   let serverId: string;
   let internalId: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { MCP_OUTBOUND_ALLOW: '*.example.com' } });
     a = await makeTenant(t);
     const created = await t.request('POST', '/api/v1/servers', { key: a.key, body: { name: 'target', transport: 'sse', url: 'https://t.example.com/sse', enabled: false } });
     expect(created.status).toBe(201);
@@ -24,7 +23,6 @@ describe('input PostgreSQL cannot store, forged page tokens and ids in any case:
       return s?.status === 'MCP_SERVER_CONNECTION_STATUS_CONNECTED' ? (s.id as string) : undefined;
     });
   });
-  afterAll(async () => t?.close());
 
   async function counts() {
     const p = t.runtime.prisma;

@@ -3,15 +3,11 @@ import { DiscoveryProducer, QueueName } from '@app/queue';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PipedreamStandIn, startPipedreamStandIn } from '../fixtures/pipedream-stand-in';
-import { startTestApp, TestApp } from '../support/app';
+import { startTestApp, TestApp, useTestApp } from '../support/app';
 import { expectProblem, fields, makeTenant, TenantKey, watchSecrets } from '../support/tenants';
 
 describe('integrations without Pipedream configuration', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ worker: false });
-  });
-  afterAll(async () => t?.close());
+  const t = useTestApp({ worker: false });
 
   it('answers a clear 422 naming what the operator must set', async () => {
     const a = await makeTenant(t);

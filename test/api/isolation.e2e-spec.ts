@@ -1,6 +1,6 @@
 import { DiscoveryProducer, QueueName } from '@app/queue';
 import { randomUUID } from 'node:crypto';
-import { startTestApp, TestApp } from '../support/app';
+import { TestApp, useTestApp } from '../support/app';
 import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 
 type Call = [method: string, path: string, body?: unknown];
@@ -18,7 +18,16 @@ const onServer = (id: string): Call[] => [
 ];
 
 describe('tenant isolation and authorisation, endpoint by endpoint', () => {
-  let t: TestApp;
+  const t = useTestApp({
+    worker: false,
+    env: {
+      MCP_OUTBOUND_ALLOW: '*.example.com',
+      PIPEDREAM_CLIENT_ID: 'pd-id',
+      PIPEDREAM_CLIENT_SECRET: 'pd-secret-for-isolation',
+      PIPEDREAM_PROJECT_ID: 'proj_iso',
+      PIPEDREAM_MCP_URL: 'https://remote.mcp.example.com',
+    },
+  });
   let a: TenantKey;
   let b: TenantKey;
   let customA: string;
@@ -27,16 +36,6 @@ describe('tenant isolation and authorisation, endpoint by endpoint', () => {
   let queue: ReturnType<TestApp['runtime']['queue']['createQueue']>;
 
   beforeAll(async () => {
-    t = await startTestApp({
-      worker: false,
-      env: {
-        MCP_OUTBOUND_ALLOW: '*.example.com',
-        PIPEDREAM_CLIENT_ID: 'pd-id',
-        PIPEDREAM_CLIENT_SECRET: 'pd-secret-for-isolation',
-        PIPEDREAM_PROJECT_ID: 'proj_iso',
-        PIPEDREAM_MCP_URL: 'https://remote.mcp.example.com',
-      },
-    });
     a = await makeTenant(t);
     b = await makeTenant(t);
     queue = t.runtime.queue.createQueue(QueueName.Discovery);
@@ -46,7 +45,6 @@ describe('tenant isolation and authorisation, endpoint by endpoint', () => {
     await t.runtime.prisma.discoveryRun.create({ data: { id: randomUUID(), serverId: customA, trigger: 'manual', outcome: 'FAILED', error: 'a-only detail' } });
     for (const id of [customA, integrationA, builtIn]) await queue.remove(DiscoveryProducer.jobId(id));
   });
-  afterAll(async () => t?.close());
 
   const snapshot = async (id: string) => ({
     row: await t.runtime.prisma.server.findUnique({ where: { id } }),

@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { expectProblem, fields, makeTenant, TenantKey } from '../support/tenants';
 
 const INFO_FIELDS = ['availableTools', 'capabilities', 'kind', 'metadata', 'name', 'serverId', 'status', 'version'];
 
 describe('LLM-facing RPC: mcp-get-server-info and mcp-list-servers', () => {
-  let t: TestApp;
+  const t = useTestApp({ worker: false, env: { MCP_OUTBOUND_ALLOW: '*.example.com' } });
   let a: TenantKey;
   let b: TenantKey;
   let builtIn: string;
   let custom: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ worker: false, env: { MCP_OUTBOUND_ALLOW: '*.example.com' } });
     a = await makeTenant(t);
     b = await makeTenant(t);
     builtIn = (await t.request('POST', '/api/v1/servers', { body: { name: 'catalog', transport: 'sse', url: 'https://c.example.com', metadata: { vendor: 'acme' } } })).body.id;
@@ -35,7 +34,6 @@ describe('LLM-facing RPC: mcp-get-server-info and mcp-list-servers', () => {
       ],
     });
   });
-  afterAll(async () => t?.close());
 
   const info = (key: string | undefined, body: unknown) => t.request('POST', '/api/v1/llm/mcp-get-server-info', { key, body });
   const list = (key: string | undefined, body: unknown) => t.request('POST', '/api/v1/llm/mcp-list-servers', { key, body });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { PROBLEM_TYPES } from '../../apps/api/src/http/problem';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 
 /** A raw request, for what fetch will not send (a request line and headers past the parser's limit). */
@@ -19,15 +19,13 @@ function rawGet(baseUrl: string, path: string, headers: Record<string, string>):
 }
 
 describe('problem documents: one type scheme, one message per field', () => {
-  let t: TestApp;
+  const t = useTestApp({ worker: false });
   let a: TenantKey;
   const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'errors.md'), 'utf8');
 
   beforeAll(async () => {
-    t = await startTestApp({ worker: false });
     a = await makeTenant(t);
   });
-  afterAll(async () => t?.close());
 
   it('names every problem type /problems/<slug>, each documented in docs/errors.md', async () => {
     const seen = new Map<number, string>();

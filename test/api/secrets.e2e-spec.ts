@@ -1,5 +1,5 @@
 import { QueueName } from '@app/queue';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { expectProblem, makeTenant, TenantKey, watchSecrets } from '../support/tenants';
 
 /**
@@ -9,7 +9,7 @@ import { expectProblem, makeTenant, TenantKey, watchSecrets } from '../support/t
  * stored in the clear.
  */
 describe('credentials are write-only', () => {
-  let t: TestApp;
+  const t = useTestApp({ worker: false, env: { MCP_OUTBOUND_ALLOW: '*.example.com', LOG_LEVEL: 'debug' } });
   let a: TenantKey;
   let secrets: ReturnType<typeof watchSecrets>;
   const used: string[] = [];
@@ -20,11 +20,9 @@ describe('credentials are write-only', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp({ worker: false, env: { MCP_OUTBOUND_ALLOW: '*.example.com', LOG_LEVEL: 'debug' } });
     secrets = watchSecrets(t);
     a = await makeTenant(t);
   });
-  afterAll(async () => t?.close());
 
   it('never shows a secret, on any path a request can take', async () => {
     const created = await t.request('POST', '/api/v1/servers', {

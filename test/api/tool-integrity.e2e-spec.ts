@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { everythingStdio, plainSdkTools } from '../fixtures/reference-servers';
 import { LIST_REPORTS, REPORT_A, REPORT_B, startSwitchableServer, SwitchableServer } from '../fixtures/switchable-server';
 import { eventually, mcpClient, structured } from '../llm/helpers';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { runsOf, settled, waitFor } from '../support/servers';
 import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 
@@ -15,18 +15,16 @@ const OVERRIDE = 'dev.mcp-registry/override';
  * upstream tool by its own name; and decisions kept within a tenant.
  */
 describe('tool integrity: policies, decisions, overrides', () => {
-  let t: TestApp;
+  const t = useTestApp({ env: { MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_TIMEOUT_MS: '20000' } });
   let a: TenantKey;
   let b: TenantKey;
   const fixtures: SwitchableServer[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_TIMEOUT_MS: '20000' } });
     a = await makeTenant(t);
     b = await makeTenant(t);
   });
   afterAll(async () => {
-    await t?.close();
     await Promise.all(fixtures.map((f) => f.close()));
   });
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validateServerJson } from '@app/catalog';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { makeTenant } from '../support/servers';
 
 const FIXTURES = join(__dirname, '../fixtures/catalog');
@@ -28,13 +28,7 @@ const EXPECTED_REFUSALS: Record<string, { field: string; message: RegExp }> = {
 };
 
 describe('catalog import', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ worker: false });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const t = useTestApp({ worker: false });
 
   const catalogCount = () => t.runtime.prisma.catalogEntry.count();
 

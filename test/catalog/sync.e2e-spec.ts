@@ -1,16 +1,10 @@
 import { CatalogSyncService } from '@app/catalog';
 import { startFixtureRegistry } from '../fixtures/catalog/fixture-registry';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { makeTenant, waitFor } from '../support/servers';
 
 describe('catalog sources: syncing from an upstream Registry API', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ worker: true, env: { MCP_OUTBOUND_ALLOW: '127.0.0.1' } });
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
+  const t = useTestApp({ worker: true, env: { MCP_OUTBOUND_ALLOW: '127.0.0.1' } });
 
   const source = (id: string) => t.runtime.prisma.catalogSource.findUniqueOrThrow({ where: { id } });
   const entry = (name: string) => t.runtime.prisma.catalogEntry.findFirst({ where: { name } });

@@ -14,7 +14,7 @@ import {
   unauthorized,
 } from '../fixtures/hostile-servers';
 import { RunningServer, startModernServer, startPaginatedServer } from '../fixtures/reference-servers';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { makeTenant, registerServer, runsOf, settled, toolsOf } from '../support/servers';
 
 // Generous, so that the well-behaved servers (and the byte bound) finish well inside it on a loaded 2-core machine.
@@ -35,7 +35,7 @@ interface Expectation {
  * server's misbehaviour does not delay or harm the discovery of the others.
  */
 describe('discovery of hostile servers', () => {
-  let t: TestApp;
+  const t = useTestApp({ env: { MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_TIMEOUT_MS: String(TIMEOUT_MS), DISCOVERY_ATTEMPTS: String(ATTEMPTS) } });
   let tenant: { tenantId: string; key: string };
   const fixtures: (Fixture | RunningServer)[] = [];
   const ids: Record<string, string> = {};
@@ -77,9 +77,6 @@ describe('discovery of hostile servers', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp({
-      env: { MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_TIMEOUT_MS: String(TIMEOUT_MS), DISCOVERY_ATTEMPTS: String(ATTEMPTS) },
-    });
     tenant = await makeTenant(t);
     const started = await Promise.all(Object.entries(http).map(async ([name, start]) => [name, await start()] as const));
     for (const [name, fixture] of started) {
@@ -97,7 +94,6 @@ describe('discovery of hostile servers', () => {
     }
   });
   afterAll(async () => {
-    await t?.close();
     await Promise.all(fixtures.map((f) => f.close()));
   });
 

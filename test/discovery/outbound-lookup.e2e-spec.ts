@@ -1,5 +1,5 @@
 import type { LookupAddress } from 'node:dns';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { fakeResolver } from '../support/fake-resolver';
 import { makeTenant, registerServer, runsOf, settled } from '../support/servers';
 
@@ -8,15 +8,11 @@ const { answers, asked, module: TestResolverModule } = fakeResolver();
 const aaaa = (address: string): LookupAddress[] => [{ address, family: 6 }];
 
 describe('the outbound policy on resolved addresses', () => {
-  let t: TestApp;
+  const t = useTestApp({ modules: [TestResolverModule], env: { DISCOVERY_ATTEMPTS: '2', DISCOVERY_TIMEOUT_MS: '5000' } });
   let tenant: { tenantId: string; key: string };
 
   beforeAll(async () => {
-    t = await startTestApp({ modules: [TestResolverModule], env: { DISCOVERY_ATTEMPTS: '2', DISCOVERY_TIMEOUT_MS: '5000' } });
     tenant = await makeTenant(t);
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   it.each([

@@ -1,17 +1,13 @@
 import { Fixture, uncleanableCapabilities, unstorableText } from '../fixtures/hostile-servers';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { registerServer, runsOf, settled } from '../support/servers';
 
 /** Text a server sends that PostgreSQL cannot store (U+0000, lone surrogates) is cleaned, or refused naming the field. */
 describe('discovered text PostgreSQL cannot store', () => {
-  let t: TestApp;
+  const t = useTestApp({ env: { DISCOVERY_ATTEMPTS: '2', DISCOVERY_TIMEOUT_MS: '8000' } });
   const fixtures: Fixture[] = [];
 
-  beforeAll(async () => {
-    t = await startTestApp({ env: { DISCOVERY_ATTEMPTS: '2', DISCOVERY_TIMEOUT_MS: '8000' } });
-  });
   afterAll(async () => {
-    await t?.close();
     await Promise.all(fixtures.map((f) => f.close()));
   });
 

@@ -1,15 +1,11 @@
 import { DiscoveryStateRepository } from '@app/database';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { registerServer } from '../support/servers';
 
 // A sweep that runs while a registration is queueing its discovery must leave that discovery to the registration:
 // otherwise the run is recorded under the sweep's trigger ('recovered') instead of 'registered'.
 describe('the sweep and a discovery just asked for', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ worker: false, env: { MCP_OUTBOUND_ALLOW: '127.0.0.1' } });
-  });
-  afterAll(async () => t?.close());
+  const t = useTestApp({ worker: false, env: { MCP_OUTBOUND_ALLOW: '127.0.0.1' } });
 
   it('leaves a server asked for within the last seconds to its requester, and takes it up after that', async () => {
     const { id } = await registerServer(t, { name: 'just-asked', kind: 'BUILT_IN', transport: 'streamable-http', url: 'http://127.0.0.1:9/mcp' });

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { AnswerCache } from '../../apps/api/src/common/answer-cache';
 import { everythingStdio } from '../fixtures/reference-servers';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { waitFor } from '../support/servers';
 
 /**
@@ -10,11 +10,9 @@ import { waitFor } from '../support/servers';
  * clients at once must never see each other's protocol state.
  */
 describe('the embedded default under concurrent load', () => {
-  let t: TestApp;
+  const t = useTestApp({ embedded: true, env: { DISCOVERY_CONCURRENCY: '4' } });
   beforeAll(async () => {
-    t = await startTestApp({ embedded: true, env: { DISCOVERY_CONCURRENCY: '4' } });
   }, 90_000);
-  afterAll(async () => t?.close());
 
   it('runs on the embedded database with the queue in it', async () => {
     const ready = await t.request('GET', '/health/ready', { key: null });

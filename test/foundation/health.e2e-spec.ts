@@ -1,12 +1,8 @@
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { redisUrl } from '../support/database';
 
 describe('health, docs and errors', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ worker: false });
-  });
-  afterAll(async () => t?.close());
+  const t = useTestApp({ worker: false });
 
   it('answers liveness and readiness with the database and queue reachable', async () => {
     const live = await t.request('GET', '/health/live', { key: null });

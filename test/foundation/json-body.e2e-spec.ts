@@ -5,7 +5,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { jsonBodyReader } from '../../apps/api/src/http/json-body-reader';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 
 /** Answers with the body as the application parsed it and the request the handler ran for. */
 @Controller('test-echo')
@@ -71,16 +71,11 @@ const BODIES: (string | Buffer)[] = [
 ];
 
 describe('JSON request bodies', () => {
-  let t: TestApp;
+  const t = useTestApp({ worker: false, modules: [EchoModule] });
   let port: number;
 
   beforeAll(async () => {
-    t = await startTestApp({ worker: false, modules: [EchoModule] });
     port = Number(new URL(t.baseUrl).port);
-  });
-
-  afterAll(async () => {
-    await t?.close();
   });
 
   it('are parsed and refused exactly as body-parser does, with the same answers', async () => {

@@ -1,5 +1,5 @@
 import { PROBLEM_TYPES } from '../../apps/api/src/http/problem';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 
 interface Media {
   example?: unknown;
@@ -13,18 +13,16 @@ function examplesOf(media: Media | undefined): unknown[] {
 }
 
 describe('the OpenAPI document (/docs-json) a new user reads', () => {
-  let t: TestApp;
+  const t = useTestApp({ worker: false });
   let doc: any;
   const ops: { where: string; op: any }[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp({ worker: false });
     doc = (await t.request('GET', '/docs-json', { key: null })).body;
     for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(item)) ops.push({ where: `${method.toUpperCase()} ${path}`, op });
     }
   });
-  afterAll(async () => t?.close());
 
   it('gives every request body at least one example, and a body example for every success that has a body', () => {
     const missing: string[] = [];

@@ -1,18 +1,14 @@
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { expectProblem, fields, makeTenant, TenantKey } from '../support/tenants';
 
 /** Per-tenant limits: the platform defaults from the configuration, the admin's own values, the server quota. */
 describe('tenant limits', () => {
-  let t: TestApp;
+  const t = useTestApp({ worker: false, env: { MCP_OUTBOUND_ALLOW: '*.example.com', TENANT_MAX_SERVERS: '7', TENANT_MAX_TOOLS: '900' } });
   let a: TenantKey;
   let b: TenantKey;
 
   beforeAll(async () => {
-    t = await startTestApp({ worker: false, env: { MCP_OUTBOUND_ALLOW: '*.example.com', TENANT_MAX_SERVERS: '7', TENANT_MAX_TOOLS: '900' } });
     [a, b] = await Promise.all([makeTenant(t), makeTenant(t)]);
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   const registration = (name: string) => ({ name, transport: 'streamable-http', url: `https://${name}.example.com/mcp` });

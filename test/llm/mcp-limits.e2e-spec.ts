@@ -1,5 +1,5 @@
 import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { MAX_BODY_DEPTH } from '../../apps/api/src/http/input-rules';
 
 /** `{"a":{"a":…leaf…}}`, `depth` objects deep, written as text (a value that deep cannot be stringified recursively). */
@@ -8,15 +8,13 @@ function nested(depth: number, leaf = '1'): string {
 }
 
 describe('/mcp is held to the same input rules as the REST and RPC APIs', () => {
-  let t: TestApp;
+  const t = useTestApp({ worker: false });
   let a: TenantKey;
   const someId = '0190a3c0-0000-7000-8000-000000000000';
 
   beforeAll(async () => {
-    t = await startTestApp({ worker: false });
     a = await makeTenant(t);
   });
-  afterAll(async () => t?.close());
 
   const mcp = (body: string) =>
     fetch(`${t.baseUrl}/mcp`, {

@@ -136,3 +136,25 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   };
 }
+
+/**
+ * The app of one `describe`: started by a `beforeAll` hook (options may be computed there, by a function) and
+ * closed by an `afterAll` hook, both registered where this is called. The app is usable in tests and in the hooks
+ * declared after this call; it is closed before the `afterAll` hooks declared after it run.
+ */
+export function useTestApp(options: TestAppOptions | (() => TestAppOptions | Promise<TestAppOptions>) = {}): TestApp {
+  let started: TestApp | undefined;
+  const app = (): TestApp => {
+    if (!started) throw new Error('the test app is not started: use it in a test or in a hook declared after useTestApp');
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startTestApp(typeof options === 'function' ? await options() : options);
+  });
+  afterAll(async () => started?.close());
+  // Every property read or written goes to the started app: the same object for the whole describe.
+  return new Proxy({} as TestApp, {
+    get: (_, key) => Reflect.get(app(), key),
+    set: (_, key, value) => Reflect.set(app(), key, value),
+  });
+}

@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { TestApp } from './app';
+import { makeTenant } from './tenants';
+
+/** Tenants are made as the other tests make them (re-exported for the discovery tests, which import them from here). */
+export { makeTenant };
 
 type StoredServer = NonNullable<Awaited<ReturnType<TestApp['runtime']['prisma']['server']['findUnique']>>>;
 
@@ -61,15 +65,6 @@ export async function registerServer(t: TestApp, body: Record<string, unknown>, 
   const res = await t.request('POST', '/api/v1/servers', { body, key });
   if (res.status !== 201) throw new Error(`register ${JSON.stringify(body.name)}: ${res.status} ${res.text}`);
   return res.body;
-}
-
-/** Makes a tenant and a key for it, as the admin. */
-export async function makeTenant(t: TestApp, name = `discovery-${randomUUID().slice(0, 8)}`): Promise<{ tenantId: string; key: string }> {
-  const tenant = await t.request('POST', '/api/v1/tenants', { body: { name } });
-  if (tenant.status !== 201) throw new Error(`tenant: ${tenant.status} ${tenant.text}`);
-  const key = await t.request('POST', `/api/v1/tenants/${tenant.body.id}/api-keys`, { body: { name: 'discovery-test' } });
-  if (key.status !== 201) throw new Error(`key: ${key.status} ${key.text}`);
-  return { tenantId: tenant.body.id, key: key.body.key };
 }
 
 /** A tenant made as makeTenant makes it, as the principal a service is called with (and its key, for the API). */

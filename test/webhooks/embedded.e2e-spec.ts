@@ -1,20 +1,18 @@
 import { freePort } from '../fixtures/net';
 import { startWebhookReceiver, WebhookReceiver } from '../fixtures/webhook-receiver';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { registerServer, waitFor } from '../support/servers';
 import { makeTenant } from '../support/tenants';
 
 /** `npm start` with no environment: the embedded PostgreSQL (PGlite), the queue in it (BullMQ's PostgreSQL backend). */
 describe('webhooks on the embedded defaults', () => {
-  let t: TestApp;
+  const t = useTestApp({ embedded: true, env: { MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_ATTEMPTS: '1', WEBHOOK_BACKOFF_MS: '300' } });
   let r: WebhookReceiver;
 
   beforeAll(async () => {
-    t = await startTestApp({ embedded: true, env: { MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_ATTEMPTS: '1', WEBHOOK_BACKOFF_MS: '300' } });
     r = await startWebhookReceiver();
   });
   afterAll(async () => {
-    await t?.close();
     await r?.close();
   });
 

@@ -2,7 +2,7 @@ import { freePort } from '../fixtures/net';
 import { MutableServer, startMutableServer } from '../fixtures/reference-servers';
 import { startTcpProxy, TcpProxy } from '../fixtures/tcp-proxy';
 import { startWebhookReceiver, WebhookReceiver } from '../fixtures/webhook-receiver';
-import { startTestApp, TestApp } from '../support/app';
+import { useTestApp } from '../support/app';
 import { fakeResolver } from '../support/fake-resolver';
 import { registerServer, settled, waitFor } from '../support/servers';
 import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
@@ -13,30 +13,28 @@ const { answers, asked, module: TestResolverModule } = fakeResolver();
 const STATUS = (s: string) => `MCP_SERVER_CONNECTION_STATUS_${s}`;
 
 describe('webhooks: signed deliveries of server events', () => {
-  let t: TestApp;
+  const t = useTestApp({
+    modules: [TestResolverModule],
+    env: {
+      MCP_OUTBOUND_ALLOW: '127.0.0.1',
+      DISCOVERY_ATTEMPTS: '1',
+      DISCOVERY_TIMEOUT_MS: '5000',
+      WEBHOOK_BACKOFF_MS: '400',
+      WEBHOOK_ATTEMPTS: '4',
+      WEBHOOK_TIMEOUT_MS: '3000',
+      WEBHOOK_DISABLE_AFTER_FAILURES: '3',
+      WEBHOOK_DISABLE_AFTER_SECONDS: '0',
+    },
+  });
   let a: TenantKey;
   let b: TenantKey;
   const closers: { close(): Promise<void> }[] = [];
   const secrets: string[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp({
-      modules: [TestResolverModule],
-      env: {
-        MCP_OUTBOUND_ALLOW: '127.0.0.1',
-        DISCOVERY_ATTEMPTS: '1',
-        DISCOVERY_TIMEOUT_MS: '5000',
-        WEBHOOK_BACKOFF_MS: '400',
-        WEBHOOK_ATTEMPTS: '4',
-        WEBHOOK_TIMEOUT_MS: '3000',
-        WEBHOOK_DISABLE_AFTER_FAILURES: '3',
-        WEBHOOK_DISABLE_AFTER_SECONDS: '0',
-      },
-    });
     [a, b] = await Promise.all([makeTenant(t, `webhooks-a-${process.pid}`), makeTenant(t, `webhooks-b-${process.pid}`)]);
   });
   afterAll(async () => {
-    await t?.close();
     await Promise.all(closers.map((c) => c.close()));
   });
 
