@@ -1,4 +1,4 @@
-import { ChangeFeed, ChangeFeedRepository, FeedChange, Sql } from '@app/database';
+import { ChangeFeed, ChangeFeedRepository, FeedChange, Sql, VirtualServerFeedChange } from '@app/database';
 import { EmbeddedPostgres, migrate } from '@app/database-runtime';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -159,4 +159,44 @@ describe.each(BACKENDS)('the change feed on $name', (backend) => {
     expect(failures).toBeLessThan(0);
     expect(heard.filter((c) => c.serverId === id).length).toBeGreaterThanOrEqual(1);
   });
+
+  it("delivers a virtual server's own changes to the readers of virtual servers, once per virtual server, and none to the readers of servers", async () => {
+    const { feed, heard } = await startFeed();
+    const virtualHeard: VirtualServerFeedChange[] = [];
+    feed.subscribe({ virtualServers: (c) => void virtualHeard.push(...c) });
+    await until('listening', () => (feed.live ? true : undefined), 10_000);
+    const tenant = randomUUID();
+    const member = await addServer(tenant);
+    const other = await addServer(tenant);
+    await feed.read();
+    heard.length = 0;
+    const id = randomUUID();
+    // Made with its members in one transaction: one change.
+    await writer.query('BEGIN');
+    await writer.query(`INSERT INTO virtual_servers (id, tenant_id, owner_scope, name) VALUES ($1, $2, $3, 'pair')`, [id, tenant, tenant]);
+    await writer.query(`INSERT INTO virtual_server_members (virtual_server_id, position, server_id) VALUES ($1, 0, $2), ($1, 1, $3)`, [id, member, other]);
+    await writer.query('COMMIT');
+    const started = Date.now();
+    await until('the virtual server made', () => virtualHeard.find((c) => c.virtualServerId === id), 2000);
+    expect(Date.now() - started).toBeLessThan(800);
+    await feed.read();
+    expect(virtualHeard).toEqual([{ virtualServerId: id, tenantId: tenant }]);
+
+    // Its members alone, written without touching its row, are its change too.
+    virtualHeard.length = 0;
+    await writer.query(`DELETE FROM virtual_server_members WHERE virtual_server_id = $1 AND position = 1`, [id]);
+    await until('the members changed', () => virtualHeard.find((c) => c.virtualServerId === id), 2000);
+    // A member server deleted leaves its selections: a change of the server and of the virtual server.
+    virtualHeard.length = 0;
+    await writer.query(`DELETE FROM servers WHERE id = $1`, [member]);
+    await until('the member server gone', () => virtualHeard.find((c) => c.virtualServerId === id), 2000);
+    await until('the server gone', () => heard.find((c) => c.serverId === member), 2000);
+    virtualHeard.length = 0;
+    await writer.query(`DELETE FROM virtual_servers WHERE id = $1`, [id]);
+    await until('the deletion', () => virtualHeard.find((c) => c.virtualServerId === id), 2000);
+    await feed.read();
+    expect(virtualHeard).toEqual([{ virtualServerId: id, tenantId: tenant }]);
+    // The readers of servers heard of servers only.
+    expect(heard.every((c) => typeof c.serverId === 'string' && c.serverId !== id)).toBe(true);
+  }, 30_000);
 });

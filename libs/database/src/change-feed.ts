@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Module, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { DatabaseAvailability } from './database-availability';
 import { NotificationListener } from './notification-listener';
-import { ChangeFeedRepository, ChangeLogRow } from './repositories/change-feed.repository';
+import { ChangeFeedRepository, ChangeLogRow, VirtualServerChangeLogRow } from './repositories/change-feed.repository';
 
 /** The channel the servers and tools triggers notify on when a transaction that changed them commits. */
 export const CHANGE_FEED_CHANNEL = 'server_changes';
@@ -18,6 +18,13 @@ export interface FeedChange {
   bookkeeping: boolean;
 }
 
+/** One committed change to a virtual server's own definition (made, changed, its members, deleted): one per virtual server in a delivery. */
+export interface VirtualServerFeedChange {
+  virtualServerId: string;
+  /** Its owner (null: the platform's). */
+  tenantId: string | null;
+}
+
 /**
  * What a reader of the feed is told. A handler that returns a promise holds the feed's next delivery until it
  * settles: keep them short (start long work and return).
@@ -27,7 +34,9 @@ export interface ChangeFeedSubscriber {
    * Changes committed since the last delivery (a server may come again in a later one: handle them idempotently).
    * A handler that throws or rejects gets the same changes again with the next read.
    */
-  changes(changes: FeedChange[]): void | Promise<void>;
+  changes?(changes: FeedChange[]): void | Promise<void>;
+  /** Virtual servers changed since the last delivery, as `changes` is told of servers (and held, and repeated, alike). */
+  virtualServers?(changes: VirtualServerFeedChange[]): void | Promise<void>;
   /**
    * Changes may have been missed (the feed starts without a database, or was not read for longer than the log
    * keeps changes): whatever was derived from earlier reads must be read again.
@@ -56,8 +65,9 @@ const GAP_AFTER_MS = RETENTION_MS / 2;
 const PRUNE_EVERY_MS = 60_000;
 
 /**
- * The registry's change feed: every committed change to a server or its tools, delivered to each subscriber
- * in this process. The triggers on `servers` and `tools` append each change to the `server_changes` log in the
+ * The registry's change feed: every committed change to a server or its tools, and to a virtual server's own
+ * definition, delivered to each subscriber in this process. The triggers on `servers` and `tools` (and on
+ * `virtual_servers` and their members) append each change to the `server_changes` log in the
  * writer's own transaction and notify the channel "server_changes"; the feed listens on a connection of its own
  * and reads the log when woken, so that changes arrive within milliseconds of their commit, and reads it every
  * second while it cannot listen. The log, not the notification, is the record: nothing is missed while the
@@ -177,8 +187,9 @@ export class ChangeFeed implements OnModuleInit, OnModuleDestroy {
     }
     this.succeeded();
     const fresh = page.changes.filter((c) => !this.seen.has(c.id));
-    if (fresh.length > 0) await this.deliver(byServer(fresh));
-    this.seen = new Set(page.changes.map((c) => c.id));
+    const freshVirtual = page.virtualServerChanges.filter((c) => !this.seen.has(c.id));
+    if (fresh.length > 0 || freshVirtual.length > 0) await this.deliver(byServer(fresh), byVirtualServer(freshVirtual));
+    this.seen = new Set([...page.changes, ...page.virtualServerChanges].map((c) => c.id));
     this.xmin = page.xmin;
     this.lastReadAt = Date.now();
     if (Date.now() - this.lastPruneAt > PRUNE_EVERY_MS) {
@@ -188,8 +199,12 @@ export class ChangeFeed implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Hands the changes to every subscriber at once; if one fails, the read is not counted and they come again. */
-  private async deliver(changes: FeedChange[]): Promise<void> {
-    const results = await Promise.allSettled([...this.subscribers].map(async (s) => s.changes(changes)));
+  private async deliver(changes: FeedChange[], virtualServers: VirtualServerFeedChange[]): Promise<void> {
+    const results = await Promise.allSettled(
+      [...this.subscribers].map(async (s) => {
+        await Promise.all([changes.length > 0 ? s.changes?.(changes) : undefined, virtualServers.length > 0 ? s.virtualServers?.(virtualServers) : undefined]);
+      }),
+    );
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failure) {
       this.logger.warn({ err: (failure.reason as Error)?.message }, 'a reader of the change feed failed; its changes come again');
@@ -237,6 +252,13 @@ function byServer(rows: ChangeLogRow[]): FeedChange[] {
     if (known) known.bookkeeping &&= r.bookkeeping;
     else out.set(r.serverId, { serverId: r.serverId, tenantId: r.tenantId, bookkeeping: r.bookkeeping });
   }
+  return [...out.values()];
+}
+
+/** One change per virtual server. */
+function byVirtualServer(rows: VirtualServerChangeLogRow[]): VirtualServerFeedChange[] {
+  const out = new Map<string, VirtualServerFeedChange>();
+  for (const r of rows) if (!out.has(r.virtualServerId)) out.set(r.virtualServerId, { virtualServerId: r.virtualServerId, tenantId: r.tenantId });
   return [...out.values()];
 }
 

@@ -61,7 +61,7 @@ export {
   SweepCandidate,
 } from './repositories/discovery-state.repository';
 export { CatalogRepository, CatalogServerRow, CatalogToolRow, CatalogDefinitionRow, INSTRUCTIONS_OPENING } from './repositories/catalog.repository';
-export { ChangeFeedRepository, ChangeLogRow, ChangeLogPage } from './repositories/change-feed.repository';
+export { ChangeFeedRepository, ChangeLogRow, ChangeLogPage, VirtualServerChangeLogRow } from './repositories/change-feed.repository';
 export {
   ChangeFeed,
   ChangeFeedModule,
@@ -71,6 +71,7 @@ export {
   CHANGE_FEED_CHANNEL,
   CHANGE_FEED_POLL_MS,
   FeedChange,
+  VirtualServerFeedChange,
 } from './change-feed';
 export { NotificationListener, NotificationHandlers, CHANGE_LISTENER_APPLICATION_NAME } from './notification-listener';
 export { ServerEventInput, ServerEventType, SERVER_EVENT_TYPES, serverEventInsert } from './repositories/server-events';

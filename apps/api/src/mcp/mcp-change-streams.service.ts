@@ -76,7 +76,8 @@ async function fingerprintsOf(def: McpServerDefinition): Promise<Fingerprints> {
  * lists its caller sees, and after each change this replica learns from the catalog change feed (any
  * replica's writes, through PostgreSQL) the lists are read again, once for all the streams of one route and
  * one viewer: a list whose digest differs from what a stream last heard is announced on it. A route whose
- * definitions change for reasons the catalog feed does not carry calls `recheck()` itself.
+ * definitions change for reasons the catalog does not carry (a virtual server's own definition) has
+ * `recheck(name)` called when they do.
  */
 @Injectable()
 export class McpChangeStreams implements OnModuleDestroy {
@@ -84,7 +85,9 @@ export class McpChangeStreams implements OnModuleDestroy {
   private readonly streams = new Set<OpenStream>();
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
-  private again = false;
+  /** What the next check reads: every route, or the routes named. */
+  private pendingAll = false;
+  private readonly pendingRoutes = new Set<string>();
   readonly modernScope = new AsyncLocalStorage<ModernRequestScope>();
 
   /** The change-event bus of the 2026-07-28 handler: each listen stream subscribes with the scope of its request. */
@@ -123,21 +126,28 @@ export class McpChangeStreams implements OnModuleDestroy {
     return () => this.streams.delete(stream);
   }
 
-  /** Reads every open stream's lists again soon, and announces those that changed. */
-  recheck(): void {
-    if (this.streams.size === 0 || this.timer) return;
+  /**
+   * Reads the lists of every open stream again soon (of the streams of one route only, given its name), and
+   * announces those that changed. Asked again while a check runs, the next check follows it.
+   */
+  recheck(routeName?: string): void {
+    if (this.streams.size === 0) return;
+    if (routeName === undefined) this.pendingAll = true;
+    else this.pendingRoutes.add(routeName);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    // A check under way schedules the next itself when it ends.
+    if (this.timer || this.running) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (this.running) {
-        this.again = true;
-        return;
-      }
-      this.running = this.checkAll().finally(() => {
+      const routes = this.pendingAll ? undefined : new Set(this.pendingRoutes);
+      this.pendingAll = false;
+      this.pendingRoutes.clear();
+      this.running = this.checkAll(routes).finally(() => {
         this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.recheck();
-        }
+        if (this.pendingAll || this.pendingRoutes.size > 0) this.schedule();
       });
     }, RECHECK_DEBOUNCE_MS);
     this.timer.unref();
@@ -158,10 +168,11 @@ export class McpChangeStreams implements OnModuleDestroy {
     }
   }
 
-  /** The open streams by route and viewer: each group's lists are read once per change. */
-  private groups(): OpenStream[][] {
+  /** The open streams (of these routes, else of all) by route and viewer: each group's lists are read once per change. */
+  private groups(routes?: Set<string>): OpenStream[][] {
     const groups = new Map<string, OpenStream[]>();
     for (const stream of this.streams) {
+      if (routes && !routes.has(stream.route.name)) continue;
       const key = `${stream.route.name}\u0000${viewerTenant(stream.principal) ?? 'admin'}`;
       const group = groups.get(key);
       if (group) group.push(stream);
@@ -170,8 +181,8 @@ export class McpChangeStreams implements OnModuleDestroy {
     return [...groups.values()];
   }
 
-  private async checkAll(): Promise<void> {
-    const queue = this.groups();
+  private async checkAll(routes?: Set<string>): Promise<void> {
+    const queue = this.groups(routes);
     const worker = async () => {
       for (let g = queue.shift(); g; g = queue.shift()) await this.check(g);
     };

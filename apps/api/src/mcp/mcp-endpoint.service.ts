@@ -92,7 +92,7 @@ function webRequest(req: Request, signal: AbortSignal): globalThis.Request {
  * for the caller on every request; throwing a domain error there answers problem+json before any MCP is
  * spoken (NotFoundError: 404). Change notifications need nothing more: open streams read the definition's
  * lists again after every catalog change and announce those that changed (see McpChangeStreams); a route
- * whose definition changes for other reasons calls `McpChangeStreams.recheck()`.
+ * whose definition changes for other reasons has `McpChangeStreams.recheck(name)` called when it does.
  *
  * - 2025-era traffic (initialize, 2024-11-05 to 2025-11-25; no Mcp-Session-Id is ever handed out): each POST
  *   gets a fresh 1.x server over a lean JSON exchange (or the SDK's streaming transport when a tool call asks

@@ -9,6 +9,11 @@ import { virtualDefinition } from './virtual-mcp-server';
 import { VirtualServerService } from './virtual-server.service';
 import { VirtualToolsService } from './virtual-tools.service';
 
+/** The MCP route of a virtual server: its change streams are checked again by this name. */
+export function virtualRouteName(id: string): string {
+  return `/mcp/v/${id}`;
+}
+
 /**
  * /mcp/v/{id}: a virtual server served on the MCP endpoint seam (both eras, no session, any replica; the
  * 2025-era GET stream and the 2026-07-28 subscriptions/listen announce changes of its tool list).
@@ -24,7 +29,7 @@ export class VirtualMcpService {
   ) {}
 
   serve(principal: Principal, id: string, req: Request, res: Response): Promise<void> {
-    return this.endpoint.serve({ name: `/mcp/v/${id}`, definitionFor: (p) => this.definition(p, id) }, principal, req, res);
+    return this.endpoint.serve({ name: virtualRouteName(id), definitionFor: (p) => this.definition(p, id) }, principal, req, res);
   }
 
   /** The virtual server as the caller sees it now; 404 when it may not (or no longer) see it. */

@@ -1,55 +1,34 @@
-import { VirtualServerRepository } from '@app/database';
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { ChangeFeed } from '@app/database';
+import { Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { McpChangeStreams } from '../mcp/mcp-change-streams.service';
-
-/** How often a replica holding change streams looks for virtual servers changed on another replica. */
-export const VIRTUAL_CHANGE_POLL_MS = 1000;
+import { virtualRouteName } from './virtual-mcp.service';
 
 /**
- * A virtual server changed through another replica reaches no catalog change feed (its members did not
- * change), so each replica reads a mark of all virtual servers about once a second (one short statement) and
- * has its change streams checked again when the mark moved. Changes through this replica are rechecked
- * at once by the service that makes them.
+ * A virtual server's own changes (made, renamed, its members replaced, deleted), through any replica, reach this
+ * one on the registry's change feed (the triggers on virtual_servers and their members log them): the change
+ * streams of that virtual server are checked again. A change of a member server reaches them through the tool
+ * catalog, as for /mcp. Nothing is read here: with no stream open, a change costs nothing.
  */
 @Injectable()
 export class VirtualServerChanges implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(VirtualServerChanges.name);
-  private timer?: NodeJS.Timeout;
-  private mark?: string;
-  private stopped = false;
+  private unsubscribe?: () => void;
 
   constructor(
-    private readonly repository: VirtualServerRepository,
+    private readonly feed: ChangeFeed,
     private readonly streams: McpChangeStreams,
   ) {}
 
   onApplicationBootstrap(): void {
-    // The first mark is read at start, not a poll later: a change made before that first read would otherwise
-    // become the mark it is compared with, and never be announced. Not awaited: a start never waits on it.
-    void this.poll().finally(() => this.schedule());
+    this.unsubscribe = this.feed.subscribe({
+      virtualServers: (changes) => {
+        for (const c of changes) this.streams.recheck(virtualRouteName(c.virtualServerId));
+      },
+      // Changes may have been missed: every stream is checked (a check announces only the lists that differ).
+      gap: () => this.streams.recheck(),
+    });
   }
 
   onModuleDestroy(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.poll().finally(() => this.schedule()), VIRTUAL_CHANGE_POLL_MS);
-    this.timer.unref();
-  }
-
-  private async poll(): Promise<void> {
-    try {
-      // Read even while no stream is open: a stream opened just before a change must hear of it.
-      const mark = await this.repository.changeMark();
-      // A recheck announces only the lists that differ from what each stream was last told, so one too many
-      // (the first mark read, or a mark that could not be read before) announces nothing false.
-      if (mark !== this.mark && this.streams.size > 0) this.streams.recheck();
-      this.mark = mark;
-    } catch (err) {
-      this.logger.debug({ err: (err as Error).message }, 'virtual servers could not be read for changes; trying again');
-    }
+    this.unsubscribe?.();
   }
 }

@@ -1,3 +1,4 @@
+import { ChangeFeedModule } from '@app/database';
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { LlmToolsModule } from '../llm-tools/llm-tools.module';
@@ -11,7 +12,7 @@ import { VirtualToolsService } from './virtual-tools.service';
 
 /** Virtual servers: their REST API and their MCP endpoints (/mcp/v/{id}, on the MCP endpoint seam). */
 @Module({
-  imports: [AuditModule, LlmToolsModule],
+  imports: [AuditModule, LlmToolsModule, ChangeFeedModule],
   controllers: [VirtualServerController, VirtualMcpController],
   providers: [VirtualServerService, VirtualToolsService, VirtualContentService, VirtualMcpService, VirtualServerChanges],
 })

@@ -4,7 +4,6 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import type { CreateVirtualServerDto, ListVirtualServersQueryDto, UpdateVirtualServerDto } from './virtual-server.dto';
 import type { VirtualServerDto, VirtualServerPageDto, VirtualToolListDto } from './virtual-server.dto';
-import { McpChangeStreams } from '../mcp/mcp-change-streams.service';
 import { VirtualToolsService } from './virtual-tools.service';
 
 export function toVirtualServerDto(v: VirtualServerRecord): VirtualServerDto {
@@ -36,7 +35,8 @@ const UNKNOWN = 'no server with this id among those you may see';
 /**
  * Virtual servers: a tenant makes them from the servers it may see (its own and the platform's), the
  * administrator makes the platform's from platform servers only (every tenant sees and may use those, as it
- * sees platform servers). Each change is audited in the transaction that makes it.
+ * sees platform servers). Each change is audited in the transaction that makes it, and logged to the change feed
+ * there too (by the database's triggers), which tells every replica's open /mcp/v/{id} streams.
  */
 @Injectable()
 export class VirtualServerService {
@@ -45,7 +45,6 @@ export class VirtualServerService {
     private readonly toolRepository: ToolRepository,
     private readonly audit: AuditService,
     private readonly tools: VirtualToolsService,
-    private readonly streams: McpChangeStreams,
   ) {}
 
   async create(principal: Principal, dto: CreateVirtualServerDto): Promise<VirtualServerDto> {
@@ -97,7 +96,6 @@ export class VirtualServerService {
         },
       ]),
     );
-    this.streams.recheck();
     return toVirtualServerDto(updated);
   }
 
@@ -110,7 +108,6 @@ export class VirtualServerService {
       ]),
     );
     if (!gone) throw new NotFoundError(`virtual server ${id} not found`);
-    this.streams.recheck();
   }
 
   /** A virtual server the caller may see and use, else 404 (a tenant never learns that another's exists). */

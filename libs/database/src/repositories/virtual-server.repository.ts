@@ -128,19 +128,6 @@ export class VirtualServerRepository {
     return toPage(rows.map(toRecord), page.pageSize, LIST, (r) => ({ at: r.createdAt, id: r.id }));
   }
 
-  /**
-   * A mark that moves whenever any virtual server is made, changed or deleted: replicas compare it to learn
-   * that one changed elsewhere (count and newest change together: a deletion lowers the count).
-   */
-  async changeMark(): Promise<string> {
-    const [row] = await this.sql.query<{ mark: string }>(
-      `SELECT count(*)::text || ':' || coalesce(max(updated_at)::text, '') AS mark FROM virtual_servers`,
-      [],
-      'virtual.mark',
-    );
-    return row.mark;
-  }
-
   /** Those of these servers that the scope may see (an id not among them is unknown or another tenant's). */
   async visibleServers(ids: string[], scope: ReadScope): Promise<MemberServer[]> {
     const valid = ids.filter(isUuid);
