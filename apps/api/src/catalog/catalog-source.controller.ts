@@ -2,11 +2,12 @@ import { CatalogSourceRecord, CatalogSourceRepository } from '@app/database';
 import { NotFoundError, Principal, timeOrderedUuid } from '@app/domain';
 import { assertOutboundAllowed, OutboundPolicy } from '@app/mcp';
 import { DiscoveryProducer } from '@app/queue';
-import { Body, Controller, Delete, Get, HttpCode, Injectable, Post } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Injectable, Post } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { AdminOnly, CurrentPrincipal } from '../auth/auth.decorators';
-import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
+import { ApiEndpoint } from '../common/api-endpoint.decorator';
+import { ApiAuthenticated } from '../common/api-problems.decorator';
 import { IdParam } from '../common/ids';
 import { IsHttpUrl } from '../common/validators';
 import { ApiJsonBody } from '../common/api-examples';
@@ -113,45 +114,43 @@ export class CatalogSourceController {
   constructor(private readonly sources: CatalogSourceService) {}
 
   @Post()
-  @ApiOperation({
+  @ApiEndpoint({
     summary: 'Sync the platform catalog from an upstream Registry API (admin only): now, then every intervalSeconds',
     description:
       'A worker reads /v0.1/servers page by page, then only what changed (updated_since); mirrors each entry\'s status (a deleted entry leaves ' +
       'the catalog and the BUILT_IN servers made from it are disabled); bounded in pages, entries, bytes and time; the URL must pass the ' +
       'outbound address policy. A failed sync keeps the last good catalog and says why in lastReason.',
+    created: { type: CatalogSourceDto, example: { ...SOURCE_EXAMPLE, lastSyncAt: null, lastSuccessAt: null, lastOutcome: null, lastReason: null, updatedSince: null } },
+    problems: [400, 403, 409],
   })
   @ApiJsonBody(CreateCatalogSourceDto, { official: { summary: 'The official MCP Registry, hourly', value: { baseUrl: 'https://registry.modelcontextprotocol.io', intervalSeconds: 3600 } } })
-  @ApiCreatedResponse({ type: CatalogSourceDto, example: { ...SOURCE_EXAMPLE, lastSyncAt: null, lastSuccessAt: null, lastOutcome: null, lastReason: null, updatedSince: null } })
-  @ApiProblems(400, 403, 409)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateCatalogSourceDto): Promise<CatalogSourceDto> {
     return this.sources.create(principal, body);
   }
 
   @Get()
-  @ApiOperation({ summary: 'The catalog sources, with their last sync, outcome and reason (admin only)' })
-  @ApiOkResponse({ type: CatalogSourceListDto, example: { sources: [SOURCE_EXAMPLE] } })
-  @ApiProblems(403)
+  @ApiEndpoint({
+    summary: 'The catalog sources, with their last sync, outcome and reason (admin only)',
+    ok: { type: CatalogSourceListDto, example: { sources: [SOURCE_EXAMPLE] } },
+    problems: [403],
+  })
   list(): Promise<CatalogSourceListDto> {
     return this.sources.list();
   }
 
   @Post(':id/sync')
-  @HttpCode(202)
-  @ApiOperation({
+  @ApiEndpoint({
     summary: 'Sync a source now, beside its schedule (admin only)',
     description: 'Answers 202 with the source as it is; its lastSyncAt, lastOutcome and lastReason change when the worker has read the upstream.',
+    accepted: { type: CatalogSourceDto, example: SOURCE_EXAMPLE },
+    problems: [403, 404, 503],
   })
-  @ApiAcceptedResponse({ type: CatalogSourceDto, example: SOURCE_EXAMPLE })
-  @ApiProblems(403, 404, 503)
   syncNow(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the catalog source') id: string): Promise<CatalogSourceDto> {
     return this.sources.syncNow(principal, id);
   }
 
   @Delete(':id')
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Stop syncing a source (admin only); the entries it brought stay in the catalog' })
-  @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiProblems(403, 404)
+  @ApiEndpoint({ summary: 'Stop syncing a source (admin only); the entries it brought stay in the catalog', noContent: 'Deleted', problems: [403, 404] })
   delete(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the catalog source') id: string): Promise<void> {
     return this.sources.delete(principal, id);
   }

@@ -1,8 +1,9 @@
 import { Principal } from '@app/domain';
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
-import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
+import { ApiEndpoint } from '../common/api-endpoint.decorator';
+import { ApiAuthenticated } from '../common/api-problems.decorator';
 import { IdParam } from '../common/ids';
 import { PUBLISHED_SERVER_JSON } from './catalog.examples';
 import { V0ListQueryDto, V0VersionQueryDto } from './registry-v0.dto';
@@ -34,33 +35,33 @@ export class RegistryV0Controller {
   constructor(private readonly registry: RegistryV0Service) {}
 
   @Get()
-  @ApiOperation({
+  @ApiEndpoint({
     summary: 'The official Registry API list: the catalog entries the caller sees, then the registry\'s own servers as server.json',
     description:
       "Scoped to the key: a tenant sees the platform's entries and its own. What discovery found for servers made from an entry is under " +
       '`_meta["dev.mcp-registry/discovery"]`.',
+    ok: { description: 'A ServerList', example: { servers: [RESPONSE_EXAMPLE], metadata: { nextCursor: 'c.eyJsIjoiY2F0YWxvZyJ9', count: 1 } } },
+    problems: [400],
   })
-  @ApiOkResponse({ description: 'A ServerList', example: { servers: [RESPONSE_EXAMPLE], metadata: { nextCursor: 'c.eyJsIjoiY2F0YWxvZyJ9', count: 1 } } })
-  @ApiProblems(400)
   list(@CurrentPrincipal() principal: Principal, @Query() query: V0ListQueryDto): Promise<ServerList> {
     return this.registry.list(principal, query);
   }
 
   @Get(':serverName/versions')
-  @ApiOperation({ summary: 'Every version of one server, newest first' })
+  @ApiEndpoint({
+    summary: 'Every version of one server, newest first',
+    ok: { description: 'A ServerList', example: { servers: [RESPONSE_EXAMPLE], metadata: { count: 1 } } },
+    problems: [404],
+  })
   @ApiParam({ name: 'serverName', description: 'The server name, URL-encoded (io.github.owner%2Fserver)', example: 'io.github.domdomegg%2Ftime-mcp-pypi' })
-  @ApiOkResponse({ description: 'A ServerList', example: { servers: [RESPONSE_EXAMPLE], metadata: { count: 1 } } })
-  @ApiProblems(404)
   versions(@CurrentPrincipal() principal: Principal, @Param('serverName') name: string, @Query() query: V0VersionQueryDto): Promise<ServerList> {
     return this.registry.versions(principal, name, query.include_deleted === 'true');
   }
 
   @Get(':serverName/versions/:version')
-  @ApiOperation({ summary: 'One version of a server, or `latest`' })
+  @ApiEndpoint({ summary: 'One version of a server, or `latest`', ok: { description: 'A ServerResponse', example: RESPONSE_EXAMPLE }, problems: [404] })
   @ApiParam({ name: 'serverName', description: 'The server name, URL-encoded (io.github.owner%2Fserver)', example: 'io.github.domdomegg%2Ftime-mcp-pypi' })
   @ApiParam({ name: 'version', description: 'An exact version (URL-encoded) or latest', example: 'latest' })
-  @ApiOkResponse({ description: 'A ServerResponse', example: RESPONSE_EXAMPLE })
-  @ApiProblems(404)
   version(@CurrentPrincipal() principal: Principal, @Param('serverName') name: string, @Param('version') version: string, @Query() query: V0VersionQueryDto): Promise<ServerResponse> {
     return this.registry.version(principal, name, version, query.include_deleted === 'true');
   }
@@ -73,12 +74,12 @@ export class ServerJsonController {
   constructor(private readonly registry: RegistryV0Service) {}
 
   @Get(':id/server.json')
-  @ApiOperation({
+  @ApiEndpoint({
     summary: 'A server as a server.json (schema 2025-12-11): the catalog entry it was made from, else one built from its registration',
     description: 'Secret headers are named, never given. POST /api/v1/catalog/import takes the document.',
+    ok: { description: 'A server.json', example: PUBLISHED_SERVER_JSON },
+    problems: [404],
   })
-  @ApiOkResponse({ description: 'A server.json', example: PUBLISHED_SERVER_JSON })
-  @ApiProblems(404)
   serverJson(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server (the serverId of the RPC API)') id: string): Promise<Record<string, unknown>> {
     return this.registry.serverJson(principal, id);
   }

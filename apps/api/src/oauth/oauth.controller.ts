@@ -1,10 +1,11 @@
 import { Principal } from '@app/domain';
-import { Controller, Delete, Get, Header, HttpCode, Post, Query, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { Controller, Delete, Get, Header, Post, Query, Res } from '@nestjs/common';
+import { ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { UpstreamOAuthService } from '@app/oauth';
 import { CurrentPrincipal, Public } from '../auth/auth.decorators';
-import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
+import { ApiEndpoint } from '../common/api-endpoint.decorator';
+import { ApiAuthenticated } from '../common/api-problems.decorator';
 import { IdParam } from '../common/ids';
 import { AuthorizationForgottenDto, AuthorizationStartDto, ClientMetadataDocumentDto } from './oauth.dto';
 import { OAuthFlowService } from './oauth-flow.service';
@@ -23,9 +24,8 @@ export class OAuthController {
   ) {}
 
   @Post('api/v1/servers/:id/authorize')
-  @HttpCode(200)
   @ApiAuthenticated()
-  @ApiOperation({
+  @ApiEndpoint({
     summary: 'Start the authorization of a server that requires OAuth (its owner: the tenant for CUSTOM, the admin for BUILT_IN)',
     description:
       "Answers the authorization server's URL for a person to open. After consent the authorization server sends the browser to " +
@@ -33,42 +33,42 @@ export class OAuthController {
       'once. A server no discovery has reached yet is asked first (an MCP initialize without a token, through its outbound policy) ' +
       'and its answer goes through the same detection. 409 when the server does not ask for OAuth, uses the client credentials grant, or its authorization server ' +
       'offers no way to register the registry (the detail says what to give as `auth`).',
-  })
-  @ApiOkResponse({
-    type: AuthorizationStartDto,
-    example: {
-      authorizationUrl:
-        'https://auth.example.com/authorize?response_type=code&client_id=registry&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&state=Zk9sY2Fs&resource=https%3A%2F%2Fmcp.example.com%2Fgithub%2Fmcp',
-      expiresAt: '2026-12-02T10:10:00.000Z',
+    ok: {
+      type: AuthorizationStartDto,
+      example: {
+        authorizationUrl:
+          'https://auth.example.com/authorize?response_type=code&client_id=registry&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&state=Zk9sY2Fs&resource=https%3A%2F%2Fmcp.example.com%2Fgithub%2Fmcp',
+        expiresAt: '2026-12-02T10:10:00.000Z',
+      },
     },
+    problems: [403, 404, 409, 502],
   })
-  @ApiProblems(403, 404, 409, 502)
   authorize(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server to authorize') id: string): Promise<AuthorizationStartDto> {
     return this.flow.authorize(principal, id);
   }
 
   @Delete('api/v1/servers/:id/authorization')
   @ApiAuthenticated()
-  @ApiOperation({
+  @ApiEndpoint({
     summary: "Forget a server's OAuth tokens (revoked first where the authorization server offers revocation)",
     description: "The server's authorization.status becomes `required` and the server ERROR until it is authorized again.",
+    ok: { type: AuthorizationForgottenDto, example: { revoked: true } },
+    problems: [403, 404, 409],
   })
-  @ApiOkResponse({ type: AuthorizationForgottenDto, example: { revoked: true } })
-  @ApiProblems(403, 404, 409)
   forget(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server whose authorization is forgotten') id: string): Promise<AuthorizationForgottenDto> {
     return this.flow.forget(principal, id);
   }
 
   @Get('oauth/callback')
   @Public()
-  @ApiOperation({
+  @ApiEndpoint({
     summary: "Where the authorization server sends the person's browser back (redirect URI: `{PUBLIC_URL}/oauth/callback`)",
     description:
       'Checks the state (single use, 10 minutes, bound to the server and the key that asked), the issuer (RFC 9207), exchanges the ' +
       'code with the PKCE verifier and the resource indicator, and answers a small page saying that the server is connected, or why not.',
+    ok: { description: 'Authorized: the server is being discovered', content: { 'text/html': { example: '<h1>The server "github" is authorized</h1>' } } },
   })
   @ApiProduces('text/html')
-  @ApiOkResponse({ description: 'Authorized: the server is being discovered', content: { 'text/html': { example: '<h1>The server "github" is authorized</h1>' } } })
   async callback(@Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     const page = await this.flow.callback({
       state: one(query.state),
@@ -93,19 +93,19 @@ export class OAuthController {
   @Get('oauth/client-metadata.json')
   @Public()
   @Header('cache-control', 'public, max-age=3600')
-  @ApiOperation({
+  @ApiEndpoint({
     summary: "The registry's OAuth client ID metadata document: its client_id is this URL (used with authorization servers that support them when PUBLIC_URL is https)",
-  })
-  @ApiOkResponse({
-    type: ClientMetadataDocumentDto,
-    example: {
-      client_id: 'https://registry.example.com/oauth/client-metadata.json',
-      client_name: 'MCP Registry',
-      redirect_uris: ['https://registry.example.com/oauth/callback'],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      application_type: 'web',
+    ok: {
+      type: ClientMetadataDocumentDto,
+      example: {
+        client_id: 'https://registry.example.com/oauth/client-metadata.json',
+        client_name: 'MCP Registry',
+        redirect_uris: ['https://registry.example.com/oauth/callback'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        application_type: 'web',
+      },
     },
   })
   clientMetadata(): Record<string, unknown> {

@@ -1,9 +1,10 @@
 import { Principal } from '@app/domain';
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import { EXAMPLE_IDS, PAGE_TOKEN_EXAMPLE, PROMPT_EXAMPLE, RESOURCE_EXAMPLE, RESOURCE_TEMPLATE_EXAMPLE } from '../common/api-examples';
-import { ApiAuthenticated, ApiProblems } from '../common/api-problems.decorator';
+import { ApiEndpoint } from '../common/api-endpoint.decorator';
+import { ApiAuthenticated } from '../common/api-problems.decorator';
 import { IdParam } from '../common/ids';
 import { PageQueryDto } from '../common/page.dto';
 import { PromptPageDto, ResourcePageDto, ResourceTemplatePageDto } from './server-listing.dto';
@@ -19,25 +20,34 @@ export class ServerListingController {
   constructor(private readonly listings: ServerListingService) {}
 
   @Get(':id/resources')
-  @ApiOperation({ summary: 'The resources as last discovered, one page at a time, in the order the server listed them', description: UNTRUSTED })
-  @ApiOkResponse({ type: ResourcePageDto, example: { serverId: EXAMPLE_IDS.server, resources: [RESOURCE_EXAMPLE], nextPageToken: PAGE_TOKEN_EXAMPLE } })
-  @ApiProblems(400, 404)
+  @ApiEndpoint({
+    summary: 'The resources as last discovered, one page at a time, in the order the server listed them',
+    description: UNTRUSTED,
+    ok: { type: ResourcePageDto, example: { serverId: EXAMPLE_IDS.server, resources: [RESOURCE_EXAMPLE], nextPageToken: PAGE_TOKEN_EXAMPLE } },
+    problems: [400, 404],
+  })
   resources(@CurrentPrincipal() principal: Principal, @IdParam('id', SERVER_ID) id: string, @Query() query: PageQueryDto): Promise<ResourcePageDto> {
     return this.listings.resources(principal, id, query);
   }
 
   @Get(':id/resource-templates')
-  @ApiOperation({ summary: 'The resource templates as last discovered, one page at a time, in the order the server listed them', description: UNTRUSTED })
-  @ApiOkResponse({ type: ResourceTemplatePageDto, example: { serverId: EXAMPLE_IDS.server, resourceTemplates: [RESOURCE_TEMPLATE_EXAMPLE] } })
-  @ApiProblems(400, 404)
+  @ApiEndpoint({
+    summary: 'The resource templates as last discovered, one page at a time, in the order the server listed them',
+    description: UNTRUSTED,
+    ok: { type: ResourceTemplatePageDto, example: { serverId: EXAMPLE_IDS.server, resourceTemplates: [RESOURCE_TEMPLATE_EXAMPLE] } },
+    problems: [400, 404],
+  })
   resourceTemplates(@CurrentPrincipal() principal: Principal, @IdParam('id', SERVER_ID) id: string, @Query() query: PageQueryDto): Promise<ResourceTemplatePageDto> {
     return this.listings.resourceTemplates(principal, id, query);
   }
 
   @Get(':id/prompts')
-  @ApiOperation({ summary: 'The prompts as last discovered, one page at a time, in the order the server listed them', description: UNTRUSTED })
-  @ApiOkResponse({ type: PromptPageDto, example: { serverId: EXAMPLE_IDS.server, prompts: [PROMPT_EXAMPLE] } })
-  @ApiProblems(400, 404)
+  @ApiEndpoint({
+    summary: 'The prompts as last discovered, one page at a time, in the order the server listed them',
+    description: UNTRUSTED,
+    ok: { type: PromptPageDto, example: { serverId: EXAMPLE_IDS.server, prompts: [PROMPT_EXAMPLE] } },
+    problems: [400, 404],
+  })
   prompts(@CurrentPrincipal() principal: Principal, @IdParam('id', SERVER_ID) id: string, @Query() query: PageQueryDto): Promise<PromptPageDto> {
     return this.listings.prompts(principal, id, query);
   }
