@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsEntityId } from '../common/ids';
-import { PageQueryDto } from '../common/page.dto';
+import { PageOf, PageQueryDto } from '../common/page.dto';
 
 export class AuditQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Only events concerning this tenant' })
@@ -58,10 +58,4 @@ export class AuditEventDto {
   detail!: Record<string, unknown>;
 }
 
-export class AuditPageDto {
-  @ApiProperty({ description: 'Events, newest first', type: [AuditEventDto] })
-  events!: AuditEventDto[];
-
-  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last page' })
-  nextPageToken?: string;
-}
+export class AuditPageDto extends PageOf(AuditEventDto, 'events', 'Events, newest first') {}

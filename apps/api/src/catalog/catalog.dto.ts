@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { PageQueryDto } from '../common/page.dto';
+import { PageOf, PageQueryDto } from '../common/page.dto';
 
 const STATUSES = ['active', 'deprecated', 'deleted'] as const;
 
@@ -58,13 +58,7 @@ export class CatalogEntryDto {
   server!: Record<string, unknown>;
 }
 
-export class CatalogPageDto {
-  @ApiProperty({ type: [CatalogEntryDto] })
-  entries!: CatalogEntryDto[];
-
-  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last one' })
-  nextPageToken?: string;
-}
+export class CatalogPageDto extends PageOf(CatalogEntryDto, 'entries') {}
 
 export class ImportItemResultDto {
   @ApiProperty({ description: 'Where the item is in the request (`(root)`, `3`, `servers.2.server`, `mcpServers.github`)' })

@@ -5,6 +5,7 @@ import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsEntityId } from '../common/ids';
 import { IsOptionalNotNull, IsWireKind, IsWireStatus } from '../common/validators';
 import { ToolDefinitionDto } from '../servers/server.dto';
+import { PageOf } from '../common/page.dto';
 
 export class GetServerInfoDto {
   @ApiProperty({ description: 'The server (its id, from mcp-list-servers or mcp-search-tools)' })
@@ -77,10 +78,4 @@ export class McpServerInfoDto {
   kind!: string;
 }
 
-export class McpServerInfoPageDto {
-  @ApiProperty({ description: 'Servers the caller may see, oldest first', type: [McpServerInfoDto] })
-  servers!: McpServerInfoDto[];
-
-  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last page' })
-  nextPageToken?: string;
-}
+export class McpServerInfoPageDto extends PageOf(McpServerInfoDto, 'servers', 'Servers the caller may see, oldest first') {}

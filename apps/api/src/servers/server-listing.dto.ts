@@ -1,4 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { PageOf } from '../common/page.dto';
+import { ServerScopedDto } from './server.dto';
 
 /**
  * A server's resources, resource templates and prompts as last discovered, one page at a time. Each item is the
@@ -55,35 +57,11 @@ export class PromptDto {
   arguments?: PromptArgumentDto[];
 }
 
-export class ResourcePageDto {
-  @ApiProperty({ description: 'The server' })
-  serverId!: string;
+/** An item as the server sent it: documented by its DTO, typed as what it is. */
+type ServerSentItem = Record<string, unknown>;
 
-  @ApiProperty({ description: 'Resources, in the order the server listed them', type: [ResourceDto] })
-  resources!: Record<string, unknown>[];
+export class ResourcePageDto extends IntersectionType(ServerScopedDto, PageOf<'resources', ResourceDto, ServerSentItem>(ResourceDto, 'resources', 'Resources, in the order the server listed them')) {}
 
-  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last page' })
-  nextPageToken?: string;
-}
+export class ResourceTemplatePageDto extends IntersectionType(ServerScopedDto, PageOf<'resourceTemplates', ResourceTemplateDto, ServerSentItem>(ResourceTemplateDto, 'resourceTemplates', 'Resource templates, in the order the server listed them')) {}
 
-export class ResourceTemplatePageDto {
-  @ApiProperty({ description: 'The server' })
-  serverId!: string;
-
-  @ApiProperty({ description: 'Resource templates, in the order the server listed them', type: [ResourceTemplateDto] })
-  resourceTemplates!: Record<string, unknown>[];
-
-  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last page' })
-  nextPageToken?: string;
-}
-
-export class PromptPageDto {
-  @ApiProperty({ description: 'The server' })
-  serverId!: string;
-
-  @ApiProperty({ description: 'Prompts, in the order the server listed them', type: [PromptDto] })
-  prompts!: Record<string, unknown>[];
-
-  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last page' })
-  nextPageToken?: string;
-}
+export class PromptPageDto extends IntersectionType(ServerScopedDto, PageOf<'prompts', PromptDto, ServerSentItem>(PromptDto, 'prompts', 'Prompts, in the order the server listed them')) {}

@@ -2,7 +2,7 @@ import { REQUEST_LIMITS, TOOL_POLICIES, ToolPolicy } from '@app/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsOptionalNotNull } from '../common/validators';
-import { ToolDefinitionDto } from './server.dto';
+import { ServerScopedDto, ToolDefinitionDto } from './server.dto';
 
 /** Bounds of an override (the definition it goes over is bounded by discovery: 256 KiB). */
 export const OVERRIDE_LIMITS = { title: 512, description: 16 * 1024, annotationsBytes: 16 * 1024, toolName: REQUEST_LIMITS.toolNameMaxLength } as const;
@@ -47,10 +47,7 @@ export class ToolChangeDto {
   approved!: ToolDefinitionDto | null;
 }
 
-export class ToolChangeListDto {
-  @ApiProperty({ description: 'The server' })
-  serverId!: string;
-
+export class ToolChangeListDto extends ServerScopedDto {
   @ApiProperty({ description: "The server's tool policy", enum: TOOL_POLICIES })
   toolPolicy!: ToolPolicy;
 
@@ -68,10 +65,7 @@ export class ToolDecisionBodyDto {
   hash!: string;
 }
 
-export class ToolDecisionDto {
-  @ApiProperty({ description: 'The server' })
-  serverId!: string;
-
+export class ToolDecisionDto extends ServerScopedDto {
   @ApiProperty({ description: 'The tool' })
   toolName!: string;
 
@@ -118,10 +112,7 @@ export class ToolOverrideBodyDto {
   disabled?: boolean;
 }
 
-export class ToolOverrideDto {
-  @ApiProperty({ description: 'The server' })
-  serverId!: string;
-
+export class ToolOverrideDto extends ServerScopedDto {
   @ApiProperty({ description: "The tool (its upstream name: calls use it)" })
   toolName!: string;
 
@@ -148,10 +139,7 @@ export class ToolOverrideDto {
   tool!: ToolDefinitionDto | null;
 }
 
-export class ToolOverrideListDto {
-  @ApiProperty({ description: 'The server' })
-  serverId!: string;
-
+export class ToolOverrideListDto extends ServerScopedDto {
   @ApiProperty({ description: 'Its overrides, by tool name (also of tools the last discovery did not find)', type: [ToolOverrideDto] })
   overrides!: ToolOverrideDto[];
 }

@@ -1,5 +1,5 @@
 import { KIND_WIRE_NAMES, STATUS_WIRE_NAMES, TOOL_POLICIES, ToolPolicy, TransportType } from '@app/domain';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -21,7 +21,7 @@ import {
 } from 'class-validator';
 import { FromCatalogDto } from '../catalog/from-catalog.dto';
 import { IsEntityId } from '../common/ids';
-import { PageQueryDto } from '../common/page.dto';
+import { PageOf, PageQueryDto } from '../common/page.dto';
 import { IsHttpUrl, IsOptionalNotNull, IsResourceName, IsStringRecord, IsWireKind, IsWireStatus, PRINTABLE } from '../common/validators';
 import { ENV_NAME, HEADER_NAME, LIMITS, METADATA_KEY, RESERVED_HEADERS, RESERVED_SECRET_HEADERS } from './server.limits';
 
@@ -311,6 +311,12 @@ export class ListServersQueryDto extends PageQueryDto {
 
 export class DiscoveriesQueryDto extends PageQueryDto {}
 
+/** The base of an answer about one server's tools, runs or listings: the server it is about, first. */
+export class ServerScopedDto {
+  @ApiProperty({ description: 'The server' })
+  serverId!: string;
+}
+
 export class AuthorizationViewDto {
   @ApiProperty({ description: 'none: no OAuth needed; required: a person must authorize; authorized: tokens held; expired: a refresh was refused', enum: ['none', 'required', 'authorized', 'expired'] })
   status!: 'none' | 'required' | 'authorized' | 'expired';
@@ -467,13 +473,7 @@ export class ServerListDto {
   servers!: ServerDto[];
 }
 
-export class ServerPageDto {
-  @ApiProperty({ description: 'Servers the caller may see, oldest first', type: [ServerDto] })
-  servers!: ServerDto[];
-
-  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last page' })
-  nextPageToken?: string;
-}
+export class ServerPageDto extends PageOf(ServerDto, 'servers', 'Servers the caller may see, oldest first') {}
 
 export class ToolDefinitionDto {
   @ApiProperty({ description: 'Tool name' })
@@ -519,10 +519,7 @@ export class WithheldToolDto {
   tool!: ToolDefinitionDto;
 }
 
-export class ToolListDto {
-  @ApiProperty({ description: 'The server' })
-  serverId!: string;
-
+export class ToolListDto extends ServerScopedDto {
   @ApiProperty({
     description: 'The tools served, as last discovered, in the order the server listed them, with their overrides (marked in _meta)',
     type: [ToolDefinitionDto],
@@ -608,13 +605,4 @@ export class DiscoveryRunDto {
   held!: string[];
 }
 
-export class DiscoveryRunPageDto {
-  @ApiProperty({ description: 'The server' })
-  serverId!: string;
-
-  @ApiProperty({ description: 'Runs, newest first', type: [DiscoveryRunDto] })
-  runs!: DiscoveryRunDto[];
-
-  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last page' })
-  nextPageToken?: string;
-}
+export class DiscoveryRunPageDto extends IntersectionType(ServerScopedDto, PageOf(DiscoveryRunDto, 'runs', 'Runs, newest first')) {}

@@ -1,7 +1,8 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { IsResourceName, PRINTABLE } from '../common/validators';
+import { PageOf } from '../common/page.dto';
 
 export class CreateTenantDto {
   @ApiProperty({ description: 'Unique tenant name (1 to 200 characters)', example: 'acme', maxLength: 200 })
@@ -108,13 +109,7 @@ export class TenantDto {
   customLimits!: Record<string, number>;
 }
 
-export class TenantPageDto {
-  @ApiProperty({ description: 'Tenants, oldest first', type: [TenantDto] })
-  tenants!: TenantDto[];
-
-  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last page' })
-  nextPageToken?: string;
-}
+export class TenantPageDto extends PageOf(TenantDto, 'tenants', 'Tenants, oldest first') {}
 
 export class CreateApiKeyDto {
   @ApiPropertyOptional({ description: 'A label to tell keys apart (at most 200 characters)', example: 'ci', maxLength: 200 })
@@ -123,23 +118,6 @@ export class CreateApiKeyDto {
   @MaxLength(200)
   @Matches(PRINTABLE, { message: 'name must not contain control characters' })
   name?: string;
-}
-
-export class CreatedApiKeyDto {
-  @ApiProperty({ description: 'Key id: what DELETE /api/v1/api-keys/{id} takes' })
-  id!: string;
-
-  @ApiProperty({ description: 'The key itself. Shown this once: only a hash is stored', example: 'mcpr_3q2...' })
-  key!: string;
-
-  @ApiProperty({ description: 'The tenant the key acts for' })
-  tenantId!: string;
-
-  @ApiProperty({ description: 'The label given at creation', nullable: true, type: String })
-  name!: string | null;
-
-  @ApiProperty({ description: 'When the key was made (ISO 8601)' })
-  createdAt!: string;
 }
 
 export class ApiKeyDto {
@@ -163,6 +141,15 @@ export class ApiKeyDto {
 
   @ApiProperty({ description: 'Roughly when the key was last used (to the minute)', nullable: true, type: String })
   lastUsedAt!: string | null;
+}
+
+/** A key as made: the key itself (this once) beside what ApiKeyDto says of it. */
+export class CreatedApiKeyDto extends PickType(ApiKeyDto, ['tenantId', 'name', 'createdAt'] as const) {
+  @ApiProperty({ description: 'Key id: what DELETE /api/v1/api-keys/{id} takes' })
+  id!: string;
+
+  @ApiProperty({ description: 'The key itself. Shown this once: only a hash is stored', example: 'mcpr_3q2...' })
+  key!: string;
 }
 
 export class ApiKeyListDto {

@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { EXAMPLE_IDS } from '../common/api-examples';
 import { IsEntityId } from '../common/ids';
-import { PageQueryDto } from '../common/page.dto';
+import { PageOf, PageQueryDto } from '../common/page.dto';
 import { IsOptionalNotNull, IsResourceName } from '../common/validators';
 
 /** Bounds of a virtual server. */
@@ -98,13 +98,7 @@ export class VirtualServerDto {
   updatedAt!: string;
 }
 
-export class VirtualServerPageDto {
-  @ApiProperty({ type: [VirtualServerDto] })
-  virtualServers!: VirtualServerDto[];
-
-  @ApiPropertyOptional({ description: 'Pass as pageToken for the next page; absent on the last one' })
-  nextPageToken?: string;
-}
+export class VirtualServerPageDto extends PageOf(VirtualServerDto, 'virtualServers') {}
 
 export class VirtualToolDto {
   @ApiProperty({ description: 'The name MCP clients see and call', example: 'github__create_issue' })

@@ -2,7 +2,7 @@ import { SERVER_EVENT_TYPES, ServerEventType } from '@app/database';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsEntityId } from '../common/ids';
-import { PageQueryDto } from '../common/page.dto';
+import { PageOf, PageQueryDto } from '../common/page.dto';
 import { IsHttpUrl, IsOptionalNotNull, PRINTABLE } from '../common/validators';
 
 export const MAX_WEBHOOK_SERVERS = 100;
@@ -111,10 +111,7 @@ export class WebhookSecretDto {
   secret!: string;
 }
 
-export class WebhookPageDto {
-  @ApiProperty({ type: [WebhookDto] }) webhooks!: WebhookDto[];
-  @ApiPropertyOptional({ description: 'Absent on the last page' }) nextPageToken?: string;
-}
+export class WebhookPageDto extends PageOf(WebhookDto, 'webhooks') {}
 
 export class DeliveryAttemptDto {
   @ApiProperty({ description: '1 for the first try' }) attempt!: number;
@@ -140,10 +137,7 @@ export class WebhookDeliveryDto {
   @ApiProperty({ type: [DeliveryAttemptDto] }) attempts!: DeliveryAttemptDto[];
 }
 
-export class WebhookDeliveryPageDto {
-  @ApiProperty({ type: [WebhookDeliveryDto] }) deliveries!: WebhookDeliveryDto[];
-  @ApiPropertyOptional({ description: 'Absent on the last page' }) nextPageToken?: string;
-}
+export class WebhookDeliveryPageDto extends PageOf(WebhookDeliveryDto, 'deliveries') {}
 
 export class DeliveriesQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES, description: 'Only deliveries in this state' })
