@@ -39,9 +39,9 @@ describe('tool search on the evaluation set', () => {
     );
     expect(report.train.mrr).toBeGreaterThan(bm25.train.mrr);
     expect(report.holdout.mrr).toBeGreaterThan(bm25.holdout.mrr);
-    // where the tuned ranking stands on the training part (0.708 / 0.901): a change that loses ground fails here
-    expect(report.train.recallAt1).toBeGreaterThanOrEqual(0.69);
-    expect(report.train.recallAt5).toBeGreaterThanOrEqual(0.88);
+    // where the ranking stands on the training part (0.781 / 0.957): a change that loses ground fails here
+    expect(report.train.recallAt1).toBeGreaterThanOrEqual(0.77);
+    expect(report.train.recallAt5).toBeGreaterThanOrEqual(0.95);
   });
 
   it('answers the same ranking every time', () => {

@@ -125,6 +125,35 @@ describe('tool search on real servers: the failure cases', () => {
     });
   });
 
+  describe('the action asked for, idioms and arguments', () => {
+    it('gives the tool that does what the request opens with the place of its neighbours on the same subject', () => {
+      expect(ids(search('delete the old release branch in bitbucket', 3))[0]).toBe('bitbucket:delete_branch');
+      expect(ids(search('remove the stale feature flag', 3))[0]).toBe('launchdarkly:delete-feature-flag');
+      expect(ids(search('set up a discord webhook for alerts', 3))[0]).toBe('discord:discord_create_webhook');
+      // a question reads: it holds back the tools that would change something
+      expect(ids(search('what tables are in this airtable base', 3))[0]).toBe('airtable:list_tables');
+    });
+
+    it('reads idioms for what they ask: how many, how much money, google …, on my plate, to do list', () => {
+      expect(ids(search('how many documents are in the orders collection', 3))[0]).toBe('mongodb:count');
+      expect(ids(search('how much money is in our stripe account', 3))[0]).toBe('stripe:retrieve_balance');
+      expect(rankOf(search('google what the capital of Australia is', 5), 'brave-search:brave_web_search')).toBeGreaterThan(0);
+      expect(search('google what the capital of Australia is', 5).every((h) => h.doc.serverId !== 'google-maps')).toBe(true);
+      expect(ids(search("what's on my plate in asana", 3))[0]).toBe('asana:asana_get_my_tasks');
+      expect(ids(search('add buy milk to my Microsoft To Do list', 3))[0]).toBe('microsoft-365:create-todo-task');
+    });
+
+    it('takes a percentage off for a discount, not for arithmetic', () => {
+      expect(ids(search('make a 20% off promo code', 3))[0]).toBe('stripe:create_coupon');
+      expect(ids(search('what is 17% of 2450', 3))[0]).toBe('calc:math');
+    });
+
+    it('reads an IP address, coordinates and a version in the request as what they are', () => {
+      expect(rankOf(search('is 10.0.0.7 inside 10.0.0.0/24', 3), 'calc:ip')).toBeGreaterThan(0);
+      expect(ids(search('what address is at 48.8584, 2.2945', 3))[0]).toBe('google-maps:maps_reverse_geocode');
+    });
+  });
+
   it('marks a clear hit high', () => {
     const hits = search('take a screenshot with puppeteer');
     expect(hits[0].confidence).toBe('high');
