@@ -58,15 +58,25 @@ describe.each(BACKENDS)('the change feed on $name', (backend) => {
     await db?.close();
   });
 
+  /** The log's reader, counting its reads. */
+  class CountedLog extends ChangeFeedRepository {
+    reads = 0;
+    override changesSince(xmin: bigint): ReturnType<ChangeFeedRepository['changesSince']> {
+      this.reads++;
+      return super.changesSince(xmin);
+    }
+  }
+
   /** A started feed and everything it delivers. */
-  async function startFeed(listenUrl = db.url): Promise<{ feed: ChangeFeed; heard: FeedChange[]; liveness: boolean[] }> {
-    const feed = new ChangeFeed(new ChangeFeedRepository(new Sql(pool)), { connectionString: listenUrl });
+  async function startFeed(listenUrl = db.url, options: { gatherMs?: number } = {}): Promise<{ feed: ChangeFeed; heard: FeedChange[]; liveness: boolean[]; log: CountedLog }> {
+    const log = new CountedLog(new Sql(pool));
+    const feed = new ChangeFeed(log, { connectionString: listenUrl, ...options });
     feeds.push(feed);
     const heard: FeedChange[] = [];
     const liveness: boolean[] = [];
     feed.subscribe({ changes: (c) => void heard.push(...c), live: (l) => void liveness.push(l) });
     await feed.onModuleInit();
-    return { feed, heard, liveness };
+    return { feed, heard, liveness, log };
   }
 
   async function until<T>(what: string, probe: () => T | undefined, ms: number): Promise<T> {
@@ -130,6 +140,34 @@ describe.each(BACKENDS)('the change feed on $name', (backend) => {
     await feed.read();
     expect(heard).toEqual([{ serverId: id, tenantId: null, bookkeeping: false }]);
   });
+
+  it('answers a burst of commits with a read per gather time, not one per commit, and delivers every change', async () => {
+    const gatherMs = 50;
+    const { feed, heard, log } = await startFeed(db.url, { gatherMs });
+    await until('listening', () => (feed.live ? true : undefined), 10_000);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await addServer(null));
+    await until('the registrations', () => (ids.every((id) => heard.some((c) => c.serverId === id)) ? true : undefined), 2000);
+    heard.length = 0;
+    const readsBefore = log.reads;
+    const started = Date.now();
+    const commits = 40;
+    for (let i = 0; i < commits; i++) await writer.query(`UPDATE servers SET metadata = $2 WHERE id = $1`, [ids[i % ids.length], JSON.stringify({ i: String(i) })]);
+    const elapsed = Date.now() - started;
+    await until('every change', () => (ids.every((id) => heard.some((c) => c.serverId === id)) ? true : undefined), 2000);
+    const reads = log.reads - readsBefore;
+    // One read at the first notification, then at most one per gather time while the commits go on, and one after.
+    expect(reads).toBeLessThanOrEqual(Math.ceil(elapsed / gatherMs) + 2);
+    expect(reads).toBeLessThan(commits / 2);
+
+    // After a quiet spell a change is read at once, not held for the gather time of a read long past.
+    await new Promise((r) => setTimeout(r, gatherMs * 2));
+    heard.length = 0;
+    const quietReads = log.reads;
+    await writer.query(`UPDATE servers SET name = 'after the burst' WHERE id = $1`, [ids[0]]);
+    await until('the change after the burst', () => heard.find((c) => c.serverId === ids[0]), 2000);
+    expect(log.reads - quietReads).toBe(1);
+  }, 30_000);
 
   it('reads the log every second when it cannot listen, and says that it is not live', async () => {
     // Nothing listens at this address: the notifications cannot reach the feed, the log still does.

@@ -52,6 +52,12 @@ export interface ChangeFeedOptions {
   availability?: DatabaseAvailability;
   /** How often the log is read while listening anyway (ms); while not listening it is read every second. */
   idleReadMs?: number;
+  /**
+   * A notification that comes within this long (ms) of the last read's start waits until this long has passed, so
+   * that a burst of commits (a worker recording many discoveries) costs a read per this long, not one per commit.
+   * A change after a quiet spell is read at once. Default CHANGE_FEED_GATHER_MS.
+   */
+  gatherMs?: number;
 }
 
 export const CHANGE_FEED_OPTIONS = Symbol('CHANGE_FEED_OPTIONS');
@@ -59,6 +65,8 @@ export const CHANGE_FEED_OPTIONS = Symbol('CHANGE_FEED_OPTIONS');
 /** While not listening, the log is read this often: a change arrives within about this. */
 export const CHANGE_FEED_POLL_MS = 1000;
 const IDLE_READ_MS = 10_000;
+/** Notifications within this long of a read are answered by one read at its end (see ChangeFeedOptions.gatherMs). */
+export const CHANGE_FEED_GATHER_MS = 25;
 /** Changes are kept this long; a reader that could not read the log for half of it reports a gap. */
 const RETENTION_MS = 60 * 60_000;
 const GAP_AFTER_MS = RETENTION_MS / 2;
@@ -84,6 +92,9 @@ export class ChangeFeed implements OnModuleInit, OnModuleDestroy {
   /** Change ids the last read returned: the only ones a later read can return again. */
   private seen = new Set<bigint>();
   private lastReadAt = 0;
+  /** When the last read of the log started (ms), and the wake-up held until CHANGE_FEED_GATHER_MS after it. */
+  private lastReadStartedAt = 0;
+  private gathering?: NodeJS.Timeout;
   private lastPruneAt = Date.now();
   private readFailed = false;
   /** The last read did not deliver everything (the log or a reader failed): the next comes a second later. */
@@ -111,7 +122,7 @@ export class ChangeFeed implements OnModuleInit, OnModuleDestroy {
       this.failed(err as Error, 'the change feed could not start; it reports a gap when the database answers');
     }
     this.listener = new NotificationListener(this.options.connectionString, CHANGE_FEED_CHANNEL, {
-      notified: () => void this.read().catch(() => undefined),
+      notified: () => this.woken(),
       reset: (listening) => {
         this.updateLive();
         // Listening again: whatever committed meanwhile is in the log.
@@ -126,6 +137,7 @@ export class ChangeFeed implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.gathering);
     await this.listener?.stop();
     this.updateLive();
   }
@@ -166,7 +178,26 @@ export class ChangeFeed implements OnModuleInit, OnModuleDestroy {
     return run;
   }
 
+  /**
+   * A notification: the log is read now, or, within the gather time of the last read's start, once at its end for
+   * every notification meanwhile (what commits in between is in the log that read sees).
+   */
+  private woken(): void {
+    if (this.gathering || this.stopped) return;
+    const wait = this.lastReadStartedAt + (this.options.gatherMs ?? CHANGE_FEED_GATHER_MS) - Date.now();
+    if (wait <= 0) {
+      void this.read().catch(() => undefined);
+      return;
+    }
+    this.gathering = setTimeout(() => {
+      this.gathering = undefined;
+      void this.read().catch(() => undefined);
+    }, wait);
+    this.gathering.unref();
+  }
+
   private async readOnce(): Promise<void> {
+    this.lastReadStartedAt = Date.now();
     let page;
     try {
       if (this.xmin === undefined || Date.now() - this.lastReadAt > GAP_AFTER_MS) {

@@ -69,6 +69,7 @@ export {
   ChangeFeedOptions,
   CHANGE_FEED_OPTIONS,
   CHANGE_FEED_CHANNEL,
+  CHANGE_FEED_GATHER_MS,
   CHANGE_FEED_POLL_MS,
   FeedChange,
   VirtualServerFeedChange,
