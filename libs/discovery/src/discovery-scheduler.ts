@@ -1,4 +1,3 @@
-import { APP_CONFIG, AppConfig } from '@app/config';
 import { DiscoveryRunRepository, DiscoveryStateRepository } from '@app/database';
 import { RUNTIME, Runtime } from '@app/platform';
 import { DiscoveryProducer } from '@app/queue';
@@ -40,7 +39,6 @@ const BATCH = 500;
 @Injectable()
 export class DiscoveryScheduler {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RUNTIME) private readonly runtime: Runtime,
     private readonly state: DiscoveryStateRepository,
     private readonly runs: DiscoveryRunRepository,
@@ -49,18 +47,18 @@ export class DiscoveryScheduler {
   ) {}
 
   get intervalMs(): number {
-    return sweepIntervalMs(this.config.discovery.intervalSeconds);
+    return sweepIntervalMs(this.runtime.config.discovery.intervalSeconds);
   }
 
   async sweep(): Promise<SweepReport> {
     const report: SweepReport = { recovered: 0, abandoned: 0, disconnected: 0, scheduled: 0, requeued: 0 };
-    const attempts = this.config.discovery.attempts;
+    const attempts = this.runtime.config.discovery.attempts;
     for (const c of await this.state.listExpiredLeases(BATCH)) {
       if (!c.leaseOwner || !(await this.state.reclaimExpiredLease(c.id, c.leaseOwner))) continue;
       await this.runs.failRunning(c.id, ORPHANED_RUN);
       const spent = await this.runs.countSince(c.id, c.discoveryRequestedAt ?? new Date(0));
       if (spent >= attempts) {
-        const next = nextDiscoveryAt({ discoveryIntervalSeconds: null }, this.config.discovery.intervalSeconds);
+        const next = nextDiscoveryAt({ discoveryIntervalSeconds: null }, this.runtime.config.discovery.intervalSeconds);
         await this.state.markError(c.id, `discovery did not finish: the worker running it stopped ${spent} times in a row`, next);
         report.abandoned++;
       } else {

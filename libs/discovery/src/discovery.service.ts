@@ -1,20 +1,17 @@
-import { APP_CONFIG, AppConfig } from '@app/config';
 import { DiscoveryStateRepository, DiscoverySubject, DiscoverySuccess, ToolChanges } from '@app/database';
 import { ServerRecord, TransportType } from '@app/domain';
 import {
   ByteBudget,
   classifyError,
   ConnectionTarget,
-  ConnectionTargetResolver,
-  McpConnector,
   McpFailure,
   McpFailureCode,
   McpSession,
   PooledHttpTransport,
   redactor,
+  ServerSessions,
 } from '@app/mcp';
-import { Metrics } from '@app/observability';
-import { METRICS } from '@app/platform';
+import { RUNTIME, Runtime } from '@app/platform';
 import type { DiscoveryTrigger } from '@app/queue';
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
@@ -119,11 +116,9 @@ export class DiscoveryService implements OnModuleDestroy {
   private readonly tenants = new Map<string, string | null>();
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(METRICS) private readonly metrics: Metrics,
+    @Inject(RUNTIME) private readonly runtime: Runtime,
     private readonly state: DiscoveryStateRepository,
-    private readonly resolver: ConnectionTargetResolver,
-    private readonly connector: McpConnector,
+    private readonly sessions: ServerSessions,
     private readonly watcher: ToolChangeWatcher,
     @Optional() @Inject(DISCOVERY_LIMITS) limits?: Partial<ListingLimits>,
   ) {
@@ -136,7 +131,7 @@ export class DiscoveryService implements OnModuleDestroy {
   }
 
   get leaseMs(): number {
-    return this.config.discovery.timeoutMs + LEASE_MARGIN_MS;
+    return this.runtime.config.discovery.timeoutMs + LEASE_MARGIN_MS;
   }
 
   async discover(attempt: DiscoveryAttempt): Promise<AttemptOutcome> {
@@ -182,7 +177,7 @@ export class DiscoveryService implements OnModuleDestroy {
   private async run(subject: DiscoverySubject, claimedAt: Date, runId: string, attempt: DiscoveryAttempt): Promise<AttemptOutcome> {
     const { server } = subject;
     const started = Date.now();
-    const timeoutMs = this.config.discovery.timeoutMs;
+    const timeoutMs = this.runtime.config.discovery.timeoutMs;
     let phase = 'connecting';
     const deadline = new AbortController();
     const timer = setTimeout(
@@ -197,25 +192,29 @@ export class DiscoveryService implements OnModuleDestroy {
     let adopted = false;
     const budget = new ByteBudget(this.limits.maxBytes);
     try {
-      const connect = async (target: ConnectionTarget) => {
-        secrets = target.secrets;
-        if (target.transport === 'streamable-http' || target.transport === 'sse') refuseCredentials = target.refuseCredentials;
-        phase = 'initialize';
-        return this.connector.connect(target, {
-          signal: deadline.signal,
-          budget,
-          requestTimeoutMs: timeoutMs,
-          serverMessages: false,
-          lastProtocolVersion: server.protocolVersion,
-          // Node's own HTTP client for Streamable HTTP: a discovery costs a third of the CPU it costs through fetch.
-          streamableHttpTransport: (t) => new PooledHttpTransport(t.url, { headers: t.headers, lookup: t.lookup, budget, onChallenge: t.oauth?.record }),
-          onStderr: (read) => (readStderr = read),
+      /** What the session was last opened with: its secrets, its OAuth side. */
+      let target: ConnectionTarget | undefined;
+      const connect = () =>
+        this.sessions.open(server, subject.credentials, (opened) => {
+          target = opened;
+          secrets = opened.secrets;
+          if (opened.transport === 'streamable-http' || opened.transport === 'sse') refuseCredentials = opened.refuseCredentials;
+          phase = 'initialize';
+          return {
+            signal: deadline.signal,
+            budget,
+            requestTimeoutMs: timeoutMs,
+            serverMessages: false,
+            lastProtocolVersion: server.protocolVersion,
+            // Node's own HTTP client for Streamable HTTP: a discovery costs a third of the CPU it costs through fetch.
+            streamableHttpTransport: (t) => new PooledHttpTransport(t.url, { headers: t.headers, lookup: t.lookup, budget, onChallenge: t.oauth?.record }),
+            onStderr: (read) => (readStderr = read),
+          };
         });
-      };
       // The whole session (connect, then listing) meets OAuth the same way: a 401 (or 403 insufficient_scope) at
       // any step is detected, or its token renewed once and the session made again from the start.
-      const listAll = async (target: ConnectionTarget) => {
-        session = await connect(target);
+      const listAll = async () => {
+        session = (await connect()).session;
         const redact = redactor(secrets);
         const ctx = { signal: deadline.signal, timeoutMs, limits: this.limits, onPhase: (p: string) => (phase = p), redact };
         const tools = await listAllTools(session, ctx);
@@ -232,20 +231,19 @@ export class DiscoveryService implements OnModuleDestroy {
         const listings = await listItems(session, { ...ctx, signal: listsSignal, discoverySignal: deadline.signal, explain });
         return { listing: tools, listings, session };
       };
-      const target = await this.resolver.resolve(server, subject.credentials);
       let listed: Awaited<ReturnType<typeof listAll>>;
       try {
-        listed = await listAll(target);
+        listed = await listAll();
       } catch (err) {
         // Refused for want of OAuth (401, or 403 insufficient_scope): detected, or a token renewed and one more try.
         const refusal = session?.transportFailure() ?? err;
-        if (!(await this.authorizedAgain(refusal, target, deadline.signal))) throw err;
+        if (!target || !(await this.authorizedAgain(refusal, target, deadline.signal))) throw err;
         if (session) {
           void this.close(session);
           session = undefined;
         }
         phase = 'connecting';
-        listed = await listAll(await this.resolver.resolve(server, subject.credentials));
+        listed = await listAll();
       }
       const { listing, listings } = listed;
       session = listed.session;
@@ -278,10 +276,10 @@ export class DiscoveryService implements OnModuleDestroy {
         dropped: storableJson(listing.dropped, 'dropped', redact) as DiscoverySuccess['dropped'],
         durationMs,
         stderr: storableField(readStderr?.() || null),
-        nextDiscoveryAt: nextDiscoveryAt(server, this.config.discovery.intervalSeconds),
+        nextDiscoveryAt: nextDiscoveryAt(server, this.runtime.config.discovery.intervalSeconds),
         toolsHash: listingHash(listing.tools),
         // The platform's servers are not counted against any tenant.
-        toolQuota: server.tenantId ? { tenantId: server.tenantId, maxTools: this.config.tenantLimits.maxTools } : undefined,
+        toolQuota: server.tenantId ? { tenantId: server.tenantId, maxTools: this.runtime.config.tenantLimits.maxTools } : undefined,
         // Written when there is something to write or something stored to replace.
         listings: caps.resources || caps.prompts || hasListings(server) ? listings : undefined,
       });
@@ -325,7 +323,7 @@ export class DiscoveryService implements OnModuleDestroy {
         durationMs,
         stderr,
         final,
-        nextDiscoveryAt: final ? nextDiscoveryAt(server, this.config.discovery.intervalSeconds) : null,
+        nextDiscoveryAt: final ? nextDiscoveryAt(server, this.runtime.config.discovery.intervalSeconds) : null,
       });
       if (recorded.status !== 'recorded') return this.unrecorded(recorded.status, server.id, durationMs);
       this.observe(final ? 'failed' : 'retrying', durationMs);
@@ -389,7 +387,7 @@ export class DiscoveryService implements OnModuleDestroy {
   }
 
   private observe(outcome: 'succeeded' | 'failed' | 'retrying', durationMs: number): void {
-    this.metrics.discoveries.inc({ outcome });
-    this.metrics.discoveryDuration.observe({ outcome }, durationMs / 1000);
+    this.runtime.metrics.discoveries.inc({ outcome });
+    this.runtime.metrics.discoveryDuration.observe({ outcome }, durationMs / 1000);
   }
 }

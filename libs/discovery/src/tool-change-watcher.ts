@@ -1,8 +1,7 @@
-import { APP_CONFIG, AppConfig } from '@app/config';
 import { DiscoveryStateRepository } from '@app/database';
 import { DiscoveryRequests } from './discovery-requests';
 import { connectionFingerprint, connectionOf, ServerRecord, StoredCredentials } from '@app/domain';
-import { ConnectionTargetResolver, McpConnector, McpFailure, McpFailureCode, McpSession, PooledHttpTransport } from '@app/mcp';
+import { McpFailure, McpFailureCode, McpSession, PooledHttpTransport, ServerSessions } from '@app/mcp';
 import { RUNTIME, Runtime } from '@app/platform';
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 
@@ -51,10 +50,8 @@ export class ToolChangeWatcher implements OnModuleDestroy {
   private readonly limits: WatchLimits;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RUNTIME) private readonly runtime: Runtime,
-    private readonly resolver: ConnectionTargetResolver,
-    private readonly connector: McpConnector,
+    private readonly sessions: ServerSessions,
     private readonly state: DiscoveryStateRepository,
     private readonly requests: DiscoveryRequests,
     @Optional() @Inject(WATCH_LIMITS) limits?: Partial<WatchLimits>,
@@ -116,16 +113,15 @@ export class ToolChangeWatcher implements OnModuleDestroy {
   }
 
   private async open(watch: Watch, server: ServerRecord, credentials: StoredCredentials): Promise<void> {
-    const timeoutMs = this.config.discovery.timeoutMs;
+    const timeoutMs = this.runtime.config.discovery.timeoutMs;
     const connectDeadline = AbortSignal.any([watch.stop.signal, AbortSignal.timeout(timeoutMs)]);
-    const target = await this.resolver.resolve(server, credentials);
-    const session = await this.connector.connect(target, {
+    const { session } = await this.sessions.open(server, credentials, () => ({
       signal: connectDeadline,
       requestTimeoutMs: timeoutMs,
       lastProtocolVersion: server.protocolVersion,
       // Node's own HTTP client, as discoveries use: a watch's connect costs a third of what it costs through fetch.
       streamableHttpTransport: (t) => new PooledHttpTransport(t.url, { headers: t.headers, lookup: t.lookup }),
-    });
+    }));
     if (watch.stop.signal.aborted || this.watches.get(server.id) !== watch) {
       await session.close();
       return;
@@ -135,7 +131,7 @@ export class ToolChangeWatcher implements OnModuleDestroy {
 
   /** Listens on the watch's session for list_changed, and pings it to learn when it dies. */
   private async listen(watch: Watch, session: McpSession): Promise<void> {
-    const timeoutMs = this.config.discovery.timeoutMs;
+    const timeoutMs = this.runtime.config.discovery.timeoutMs;
     watch.session = session;
     watch.openedAt = Date.now();
     session.onClose(() => this.drop(watch));

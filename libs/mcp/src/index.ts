@@ -15,6 +15,7 @@ export { McpModule } from './mcp.module';
 export { InProcessServers, InProcessServerDefinition } from './in-process/in-process-servers';
 export { McpConnector, ConnectOptions, CLIENT_INFO, MODERN_VERSIONS, LEGACY_VERSIONS } from './connection/mcp-connector';
 export { ConnectionTargetResolver } from './connection/connection-target.resolver';
+export { ServerSessions, OpenedSession } from './connection/server-sessions';
 export { StdioWorkspaces } from './connection/stdio-workspaces';
 export { ConnectionTarget, HttpTarget, StdioTarget, InProcessTarget } from './connection/connection-target';
 export {

@@ -3,6 +3,7 @@ import { CredentialsModule } from '@app/credentials';
 import { FactoryProvider, Global, Module } from '@nestjs/common';
 import { ConnectionTargetResolver } from './connection/connection-target.resolver';
 import { McpConnector } from './connection/mcp-connector';
+import { ServerSessions } from './connection/server-sessions';
 import { StdioWorkspaces } from './connection/stdio-workspaces';
 import { InProcessServers } from './in-process/in-process-servers';
 import { LookupAll, OUTBOUND_LOOKUP, OutboundPolicy } from './outbound-policy';
@@ -16,13 +17,13 @@ const outboundPolicyProvider: FactoryProvider<OutboundPolicy> = {
 
 /**
  * The MCP client side of the registry: the connector, the resolver that applies
- * credentials, the outbound address policy, and the process's in-process servers.
+ * credentials, the two together (ServerSessions), the outbound address policy, and the process's in-process servers.
  * Global, so that any module can add an in-process server definition at start.
  */
 @Global()
 @Module({
   imports: [CredentialsModule],
-  providers: [InProcessServers, McpConnector, ConnectionTargetResolver, StdioWorkspaces, outboundPolicyProvider],
-  exports: [InProcessServers, McpConnector, ConnectionTargetResolver, StdioWorkspaces, OutboundPolicy, CredentialsModule],
+  providers: [InProcessServers, McpConnector, ConnectionTargetResolver, ServerSessions, StdioWorkspaces, outboundPolicyProvider],
+  exports: [InProcessServers, McpConnector, ConnectionTargetResolver, ServerSessions, StdioWorkspaces, OutboundPolicy, CredentialsModule],
 })
 export class McpModule {}

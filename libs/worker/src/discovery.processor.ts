@@ -1,4 +1,3 @@
-import { AppConfig, APP_CONFIG } from '@app/config';
 import { DiscoveryScheduler, DiscoveryService, shareRetryMs, TenantShare } from '@app/discovery';
 import { ServerRepository } from '@app/database';
 import { StdioWorkspaces } from '@app/mcp';
@@ -41,7 +40,6 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
 
   constructor(
     @Inject(QUEUE_CONNECTION) private readonly queues: QueueConnection,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RUNTIME) private readonly runtime: Runtime,
     private readonly discovery: DiscoveryService,
     private readonly scheduler: DiscoveryScheduler,
@@ -50,12 +48,12 @@ export class DiscoveryProcessor implements OnApplicationBootstrap, OnModuleDestr
     private readonly servers: ServerRepository,
     private readonly catalogSync: CatalogSyncService,
   ) {
-    this.share = new TenantShare(config.discovery.tenantConcurrency);
+    this.share = new TenantShare(runtime.config.discovery.tenantConcurrency);
   }
 
   async onApplicationBootstrap(): Promise<void> {
     this.worker = this.queues.createWorker<JobItem['data']>(QueueName.Discovery, (job, token) => this.process(job, token), {
-      concurrency: this.config.discovery.concurrency,
+      concurrency: this.runtime.config.discovery.concurrency,
       autorun: true,
       lockDuration: LOCK_DURATION_MS,
       stalledInterval: STALLED_INTERVAL_MS,

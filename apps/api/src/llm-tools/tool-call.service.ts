@@ -1,4 +1,3 @@
-import { APP_CONFIG, AppConfig } from '@app/config';
 import { ServerRepository, ToolRepository, WithheldReason } from '@app/database';
 import {
   ConflictError,
@@ -15,9 +14,8 @@ import {
 import {
   classifyError,
   ConnectionTarget,
+  ConnectOptions,
   countingAnswers,
-  ConnectionTargetResolver,
-  McpConnector,
   McpFailure,
   McpFailureCode,
   McpSession,
@@ -25,6 +23,8 @@ import {
   detachedSignalFetch,
   PooledHttpTransport,
   redactor,
+  OpenedSession,
+  ServerSessions,
   TargetAuthorization,
 } from '@app/mcp';
 import { RUNTIME, Runtime } from '@app/platform';
@@ -53,6 +53,30 @@ class FreshTokenNeeded extends Error {
     super('the session was opened with an OAuth token that has been renewed since');
     this.name = 'FreshTokenNeeded';
   }
+}
+
+/**
+ * A target adapted to a pooled session: the in-process server answers in the caller's scope; a remote one's
+ * requests outlive the signal of the call that opened the session (see detachedSignalFetch; the HTTP+SSE
+ * transport still uses fetch).
+ */
+function forPool(target: ConnectionTarget, principal: Principal): ConnectionTarget {
+  if (target.transport === 'in-process') {
+    const definition = target.definition;
+    return { ...target, definition: { ...definition, create: () => definition.create({ principal }) } };
+  }
+  if (target.transport === 'stdio') return target;
+  return { ...target, fetch: detachedSignalFetch(target.fetch) };
+}
+
+/** How to drop the credentials a remote target was opened with when the server refuses them (see HttpTarget). */
+function refusalOf(target: ConnectionTarget): (() => boolean) | undefined {
+  return target.transport !== 'stdio' && target.transport !== 'in-process' ? target.refuseCredentials : undefined;
+}
+
+/** The upstream OAuth side of a remote target opened with one. */
+function oauthOf(target: ConnectionTarget): TargetAuthorization | undefined {
+  return target.transport === 'streamable-http' || target.transport === 'sse' ? target.oauth : undefined;
 }
 
 /** When a session's OAuth token should be renewed: a quarter of its remaining lifetime before expiry, at most a minute. */
@@ -139,13 +163,11 @@ export class ToolCallService implements OnModuleDestroy {
   private cut = false;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RUNTIME) private readonly runtime: Runtime,
     private readonly catalog: ToolCatalogService,
     private readonly servers: ServerRepository,
     private readonly tools: ToolRepository,
-    private readonly resolver: ConnectionTargetResolver,
-    private readonly connector: McpConnector,
+    private readonly sessions: ServerSessions,
     private readonly auditLog: CallAuditWriter,
     private readonly limiter: CallRateLimiter,
     private readonly callLimits: TenantCallLimits,
@@ -303,7 +325,7 @@ export class ToolCallService implements OnModuleDestroy {
     allowance: CallAllowance,
     mayRenew = true,
   ): Promise<Record<string, unknown>> {
-    const { timeoutMs, maxTimeoutMs } = this.config.call;
+    const { timeoutMs, maxTimeoutMs } = this.runtime.config.call;
     const phase = `${request.method} of "${request.name}"`;
     const result = await this.pool.use(
       this.poolKey(principal, server),
@@ -364,39 +386,34 @@ export class ToolCallService implements OnModuleDestroy {
     const record = await this.servers.findById(server.id, principal);
     const stored = record ? await this.servers.findCredentials(record.id) : null;
     if (!record || !stored) throw new NotFoundError(`server ${server.id} not found`);
-    let target: ConnectionTarget = await this.resolver.resolve(record, stored);
-    if (target.transport === 'in-process') {
-      const definition = target.definition;
-      target = { ...target, definition: { ...definition, create: () => definition.create({ principal }) } };
-    } else if (target.transport !== 'stdio') {
-      // A pooled session serves many calls: see detachedSignalFetch (the HTTP+SSE transport still uses fetch).
-      target = { ...target, fetch: detachedSignalFetch(target.fetch) };
-    }
-    const timeoutMs = this.config.call.timeoutMs;
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const refuse = target.transport !== 'stdio' && target.transport !== 'in-process' ? target.refuseCredentials : undefined;
-    const connect = (t: ConnectionTarget) =>
-      this.connector.connect(t, {
-        signal: deadline,
-        requestTimeoutMs: timeoutMs,
-        // Tenant servers are reached only at addresses the outbound policy allows (t.lookup), checked as each connection opens.
-        streamableHttpTransport: (h) => new PooledHttpTransport(h.url, { headers: h.headers, lookup: h.lookup, onChallenge: h.oauth?.record }),
-      });
-    let session: McpSession;
+    const timeoutMs = this.runtime.config.call.timeoutMs;
+    /** Both tries within one timeout, counted from the first target's resolution. */
+    let deadline: AbortSignal | undefined;
+    const options = (): ConnectOptions => ({
+      signal: (deadline ??= AbortSignal.timeout(timeoutMs)),
+      requestTimeoutMs: timeoutMs,
+      // Tenant servers are reached only at addresses the outbound policy allows (t.lookup), checked as each connection opens.
+      streamableHttpTransport: (h) => new PooledHttpTransport(h.url, { headers: h.headers, lookup: h.lookup, onChallenge: h.oauth?.record }),
+    });
+    /** The target of the last try, to learn from its refusal: its credentials to drop, its OAuth side. */
+    let tried: ConnectionTarget | undefined;
+    const connect = () => this.sessions.open(record, stored, options, (resolved) => (tried = forPool(resolved, principal)));
+    let opened: OpenedSession;
     try {
-      session = await connect(target);
+      opened = await connect();
     } catch (err) {
-      if (err instanceof McpFailure && err.code === McpFailureCode.Unauthorized) refuse?.();
-      const oauth = target.transport === 'streamable-http' || target.transport === 'sse' ? target.oauth : undefined;
+      if (!tried) throw err;
+      if (err instanceof McpFailure && err.code === McpFailureCode.Unauthorized) refusalOf(tried)?.();
+      const oauth = oauthOf(tried);
       if (!oauth || !(err instanceof McpFailure) || !(await this.authorizedAgain(oauth, err))) throw err;
       // A fresh token: connected once more with it.
-      target = await this.resolver.resolve(record, stored);
-      if (target.transport !== 'stdio' && target.transport !== 'in-process') target = { ...target, fetch: detachedSignalFetch(target.fetch) };
-      session = await connect(target);
+      opened = await connect();
     }
+    const { session, target } = opened;
     this.secrets.set(session, target.secrets);
+    const refuse = refusalOf(target);
     if (refuse) this.refusals.set(session, refuse);
-    const oauth = target.transport === 'streamable-http' || target.transport === 'sse' ? target.oauth : undefined;
+    const oauth = oauthOf(target);
     if (oauth) this.authorizations.set(session, { oauth, staleAt: staleAt(oauth.expiresAt) });
     return session;
   }
@@ -421,14 +438,14 @@ export class ToolCallService implements OnModuleDestroy {
       // Not the server's failure: the registry closed the session at the end of its shutdown bound.
       return new ServiceUnavailableError(
         `the registry stopped before ${request.label} on server ${name} finished ` +
-          `(it waits ${this.config.shutdownTimeoutMs} ms for calls in flight when it stops); call again`,
+          `(it waits ${this.runtime.config.shutdownTimeoutMs} ms for calls in flight when it stops); call again`,
       );
     }
     const failure = classifyError(err, `${request.method} of "${request.name}"`);
     if (!(err instanceof McpFailure) && failure.code === McpFailureCode.Unexpected) return err;
     if (context.signal?.aborted) return new UpstreamError(`${request.label} on server ${name} was cancelled by the caller`);
     if (failure.code === McpFailureCode.Timeout) {
-      const { timeoutMs, maxTimeoutMs } = this.config.call;
+      const { timeoutMs, maxTimeoutMs } = this.runtime.config.call;
       return new UpstreamTimeoutError(
         `server ${name} did not answer ${request.noun} "${request.name}" in time (${timeoutMs} ms without progress, at most ${maxTimeoutMs} ms in all)`,
       );
