@@ -3,11 +3,9 @@
 // beside plain BM25, and the training queries the ranking misses. The holdout is not run here.
 //   node bench/eval/train-report.js [--misses] [--json]
 'use strict';
-const { requireSearch } = require('../lib/ts-require');
+const { trainingSet } = require('./training-set');
 
-const search = requireSearch();
-const { servers, queries } = search.loadEvalSet();
-const train = queries.filter((q) => q.split !== 'holdout');
+const { search, servers, train } = trainingSet();
 const index = search.buildEvalIndex(servers);
 const { report, result } = search.evaluateSplits(index, train);
 const bm25 = search.evaluateSplits(new search.Bm25Baseline([...search.docsFromEvalServers(servers).values()].flat()), train).report;

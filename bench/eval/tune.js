@@ -3,11 +3,9 @@
 // never loaded): each parameter in turn is moved over a few values and the best MRR kept, for `rounds`.
 //   node bench/eval/tune.js [rounds] [--set='{"serverDecay":0.8}']   prints the best parameters found as JSON
 'use strict';
-const { requireSearch } = require('../lib/ts-require');
+const { trainingSet } = require('./training-set');
 
-const search = requireSearch();
-const { servers, queries } = search.loadEvalSet();
-const train = queries.filter((q) => q.split !== 'holdout');
+const { search, servers, train } = trainingSet();
 const docs = search.docsFromEvalServers(servers);
 const rounds = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 1);
 const set = process.argv.find((a) => a.startsWith('--set='));

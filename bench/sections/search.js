@@ -21,8 +21,8 @@ function evalQueries() {
 
 /**
  * Recall through the endpoint: the platform holds only the evaluation set's servers; every query is asked
- * with the admin key (which sees every server, as the library's evaluation does) and scored like the search
- * lib's evaluate(): the rank of the first expected tool among the first ten results.
+ * with the admin key (which sees every server, as the library's evaluation does) and scored as the search
+ * lib's evaluate() scores (scoreOutcomes): the rank of the first expected tool among the first ten results.
  */
 async function httpRecall(ctx, seeded) {
   const http = seeded.platform.http;
@@ -30,15 +30,7 @@ async function httpRecall(ctx, seeded) {
   const p = await probe(http, 'POST', '/api/v1/llm/mcp-search-tools', { query: queries[0].query, limit: 10 });
   if (!p.ok) return { notAvailable: p.why };
   log(`search: recall of ${queries.length} evaluation queries over HTTP`);
-  const score = (subset) => {
-    const n = subset.length || 1;
-    return {
-      queries: subset.length,
-      recallAt1: subset.filter((q) => q.rank === 1).length / n,
-      recallAt5: subset.filter((q) => q.rank !== null && q.rank <= 5).length / n,
-      mrr: subset.reduce((a, q) => a + (q.rank ? 1 / q.rank : 0), 0) / n,
-    };
-  };
+  const score = requireSearch().scoreOutcomes;
   const ranked = [];
   for (const q of queries) {
     const body = await http.expect('POST', '/api/v1/llm/mcp-search-tools', { query: q.query, limit: 10 }, [200]);

@@ -486,15 +486,8 @@ export class ToolSearchIndex {
       if (id !== undefined) found.set(term, this.docFrequency(id));
     };
     const sorted = this.sortedSurfaces;
-    let lo = 0;
-    let hi = sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (sorted[mid] < prefix) lo = mid + 1;
-      else hi = mid;
-    }
     // bounded scan: a two-letter prefix of a huge vocabulary must not walk it all
-    for (let i = lo, seen = 0; i < sorted.length && seen < 512 && sorted[i].startsWith(prefix); i++, seen++) {
+    for (let i = lowerBound(sorted, prefix), seen = 0; i < sorted.length && seen < 512 && sorted[i].startsWith(prefix); i++, seen++) {
       consider(sorted[i]);
     }
     return [...found]
@@ -524,14 +517,7 @@ export class ToolSearchIndex {
     const found = new Map<string, { distance: number; df: number }>();
     const sorted = this.sortedSurfaces;
     for (const first of new Set([word[0], word[1]])) {
-      let lo = 0;
-      let hi = sorted.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (sorted[mid] < first) lo = mid + 1;
-        else hi = mid;
-      }
-      for (let i = lo, seen = 0; i < sorted.length && seen < MAX_TYPO_SCAN && sorted[i][0] === first; i++, seen++) {
+      for (let i = lowerBound(sorted, first), seen = 0; i < sorted.length && seen < MAX_TYPO_SCAN && sorted[i][0] === first; i++, seen++) {
         const surface = sorted[i];
         if (Math.abs(surface.length - word.length) > maxDistance || surface === word) continue;
         const distance = boundedEditDistance(word, surface, maxDistance);
@@ -696,6 +682,18 @@ export class ToolSearchIndex {
 }
 
 /** Analyses one tool: its terms with their impact (BM25F term weight without idf) and whether they are in its name. */
+/** The index of the first of the sorted words that is not before `key` (their length when none). */
+function lowerBound(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 function prepare(doc: ToolDocument, ranking: RankingParams): PreparedDoc {
   const tokens = fieldTokens(doc);
   const weighted = new Map<string, number>();
