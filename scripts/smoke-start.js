@@ -7,6 +7,7 @@ const { spawn } = require('node:child_process');
 const { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
+const { httpAnswer } = require('./lib/http-answer');
 const { freePort } = require('./lib/ports');
 
 const ROOT = resolve(__dirname, '..');
@@ -96,14 +97,7 @@ async function request(method, url, key, body) {
     headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
-  const text = await res.text();
-  let json;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text };
+  return httpAnswer(res.status, await res.text());
 }
 
 /** Reads the embedded database directly (the process is stopped): what survived on disk. */

@@ -4,6 +4,7 @@
 const os = require('node:os');
 const { Pool } = require('undici');
 const { freePort, tcpAnswers } = require('../../scripts/lib/ports');
+const { httpAnswer } = require('../../scripts/lib/http-answer');
 
 const started = Date.now();
 
@@ -77,14 +78,7 @@ class Http {
     if (key) headers.authorization = `Bearer ${key}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await this.pool.request({ method, path, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.body.text();
-    let json;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: res.statusCode, json, text };
+    return httpAnswer(res.statusCode, await res.body.text());
   }
 
   /** Like request, but throws unless the status is one of `ok`. */
