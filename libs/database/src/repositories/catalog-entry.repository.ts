@@ -68,6 +68,31 @@ export interface CatalogDiscovery {
   tools: { name: string; title: string | null; description: string | null }[];
 }
 
+/** What a CatalogDiscovery is made of: a server, its status and the tools its last discovery found. */
+const DISCOVERED_SERVER = {
+  id: true,
+  name: true,
+  kind: true,
+  status: true,
+  statusReason: true,
+  discovery: { select: { retryReason: true } },
+  lastDiscoveredAt: true,
+  tools: { select: { name: true, title: true, description: true }, orderBy: { position: 'asc' }, take: 200 },
+} satisfies Prisma.ServerSelect;
+
+function toDiscovery(r: Prisma.ServerGetPayload<{ select: typeof DISCOVERED_SERVER }>, catalogName: string): CatalogDiscovery {
+  return {
+    serverId: r.id,
+    serverName: r.name,
+    kind: r.kind,
+    catalogName,
+    status: r.status,
+    statusReason: shownStatusReason(r, r.discovery?.retryReason),
+    lastDiscoveredAt: r.lastDiscoveredAt,
+    tools: r.tools,
+  };
+}
+
 function toRecord(row: Prisma.CatalogEntryGetPayload<object>): CatalogEntryRecord {
   return {
     id: row.id,
@@ -220,30 +245,11 @@ export class CatalogEntryRepository {
     const owners: Prisma.ServerWhereInput = scope.allTenants ? {} : scope.tenantId && isUuid(scope.tenantId) ? { OR: [{ tenantId: null }, { tenantId: scope.tenantId }] } : { tenantId: null };
     const rows = await this.prisma.server.findMany({
       where: { AND: [owners, { OR: [...new Set(names)].map((name) => ({ metadata: { path: [label], equals: name } })) }] },
-      select: {
-        id: true,
-        name: true,
-        kind: true,
-        metadata: true,
-        status: true,
-        statusReason: true,
-        discovery: { select: { retryReason: true } },
-        lastDiscoveredAt: true,
-        tools: { select: { name: true, title: true, description: true }, orderBy: { position: 'asc' }, take: 200 },
-      },
+      select: { ...DISCOVERED_SERVER, metadata: true },
       orderBy: { createdAt: 'asc' },
       take: 500,
     });
-    return rows.map((r) => ({
-      serverId: r.id,
-      serverName: r.name,
-      kind: r.kind,
-      catalogName: String((r.metadata as Record<string, unknown>)[label] ?? ''),
-      status: r.status,
-      statusReason: shownStatusReason(r, r.discovery?.retryReason),
-      lastDiscoveredAt: r.lastDiscoveredAt,
-      tools: r.tools,
-    }));
+    return rows.map((r) => toDiscovery(r, String((r.metadata as Record<string, unknown>)[label] ?? '')));
   }
 
   /** What discovery found for these servers (the registry's own), in the shape of discoveryOf. */
@@ -252,18 +258,9 @@ export class CatalogEntryRepository {
     if (valid.length === 0) return [];
     const rows = await this.prisma.server.findMany({
       where: { id: { in: valid }, lastDiscoveredAt: { not: null } },
-      select: {
-        id: true,
-        name: true,
-        kind: true,
-        status: true,
-        statusReason: true,
-        discovery: { select: { retryReason: true } },
-        lastDiscoveredAt: true,
-        tools: { select: { name: true, title: true, description: true }, orderBy: { position: 'asc' }, take: 200 },
-      },
+      select: DISCOVERED_SERVER,
     });
-    return rows.map((r) => ({ serverId: r.id, serverName: r.name, kind: r.kind, catalogName: '', status: r.status, statusReason: shownStatusReason(r, r.discovery?.retryReason), lastDiscoveredAt: r.lastDiscoveredAt, tools: r.tools }));
+    return rows.map((r) => toDiscovery(r, ''));
   }
 
   /**
