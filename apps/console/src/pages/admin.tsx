@@ -3,8 +3,48 @@ import { api, type ApiKey, type AuditEvent, errorText, ok, type Tenant } from '.
 import { href } from '../router';
 import { Columns, ConfirmButton, Crumbs, ErrorNote, Notice, ShownOnce, usePages, When } from '../ui';
 
-export function TenantsPage() {
+/**
+ * A form that creates something by its name (a tenant, an API key): the name is sent trimmed and cleared once
+ * created; why it failed goes to `setError`.
+ */
+function CreateByName({
+  form,
+  field,
+  placeholder,
+  button,
+  create,
+  setError,
+}: {
+  form: string;
+  field: string;
+  placeholder?: string;
+  button: string;
+  create: (name: string) => Promise<void>;
+  setError: (error: string | null) => void;
+}) {
   const [name, setName] = useState('');
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setError(null);
+    try {
+      await create(name.trim());
+      setName('');
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }
+  return (
+    <form className="filters" onSubmit={submit} aria-label={form}>
+      <label className="grow">
+        {field}
+        <input value={name} onChange={(e) => setName(e.target.value)} maxLength={200} placeholder={placeholder} />
+      </label>
+      <button type="submit">{button}</button>
+    </form>
+  );
+}
+
+export function TenantsPage() {
   const [error, setError] = useState<string | null>(null);
   const { items, error: listError, pager, reload } = usePages<Tenant>(
     async (pageToken) => {
@@ -13,27 +53,19 @@ export function TenantsPage() {
     },
     [],
   );
-  async function create(e: FormEvent) {
-    e.preventDefault();
-    setError(null);
-    try {
-      await ok(api.POST('/api/v1/tenants', { body: { name: name.trim() } }));
-      setName('');
-      reload();
-    } catch (err) {
-      setError(errorText(err));
-    }
-  }
   return (
     <section aria-labelledby="tenants-title">
       <h1 id="tenants-title">Tenants</h1>
-      <form className="filters" onSubmit={create} aria-label="New tenant">
-        <label className="grow">
-          New tenant's name
-          <input value={name} onChange={(e) => setName(e.target.value)} maxLength={200} />
-        </label>
-        <button type="submit">Create tenant</button>
-      </form>
+      <CreateByName
+        form="New tenant"
+        field="New tenant's name"
+        button="Create tenant"
+        create={async (name) => {
+          await ok(api.POST('/api/v1/tenants', { body: { name } }));
+          reload();
+        }}
+        setError={setError}
+      />
       <ErrorNote error={error ?? listError} />
       <div className="table-wrap">
         <table>
@@ -62,7 +94,6 @@ export function TenantsPage() {
 
 export function TenantPage({ tenantId }: { tenantId: string }) {
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
-  const [name, setName] = useState('');
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const path = { params: { path: { tenantId } } };
@@ -73,31 +104,24 @@ export function TenantPage({ tenantId }: { tenantId: string }) {
   }, [tenantId]);
   useEffect(load, [load]);
 
-  async function create(e: FormEvent) {
-    e.preventDefault();
-    setError(null);
-    try {
-      const key = await ok(api.POST('/api/v1/tenants/{tenantId}/api-keys', { ...path, body: { name: name.trim() } }));
-      setCreated({ name: key.name ?? 'new key', key: key.key });
-      setName('');
-      load();
-    } catch (err) {
-      setError(errorText(err));
-    }
-  }
   return (
     <section aria-labelledby="tenant-title">
       <Crumbs to={href('admin', 'tenants')} label="Tenants" />
       <h1 id="tenant-title">
         API keys of tenant <span className="mono">{tenantId}</span>
       </h1>
-      <form className="filters" onSubmit={create} aria-label="New API key">
-        <label className="grow">
-          New key's name
-          <input value={name} onChange={(e) => setName(e.target.value)} maxLength={200} placeholder="ci, agent-prod…" />
-        </label>
-        <button type="submit">Create key</button>
-      </form>
+      <CreateByName
+        form="New API key"
+        field="New key's name"
+        placeholder="ci, agent-prod…"
+        button="Create key"
+        create={async (name) => {
+          const key = await ok(api.POST('/api/v1/tenants/{tenantId}/api-keys', { ...path, body: { name } }));
+          setCreated({ name: key.name ?? 'new key', key: key.key });
+          load();
+        }}
+        setError={setError}
+      />
       <ErrorNote error={error} />
       {created && (
         <ShownOnce id="new-key" label="New API key" value={created.key} onHide={() => setCreated(null)}>

@@ -1,4 +1,4 @@
-import { type FormEvent, type ReactNode, useState } from 'react';
+import { type ChangeEvent, type FormEvent, type ReactNode, useState } from 'react';
 import { ApiError, type CreateServer, type Server, type Transport, type UpdateServer } from '../api';
 import { ErrorNote, formatPairs, parsePairs } from '../ui';
 
@@ -71,6 +71,46 @@ export function described(id: string, errors?: string[], hint?: boolean) {
   return { id, 'aria-invalid': errors?.length ? true : undefined, 'aria-describedby': ids || undefined };
 }
 
+/**
+ * A labelled text field with its hint and the errors beside it: a textarea when it has rows. `value` and
+ * `onChange` are the draft's (see bind in ServerForm); the rest goes to the control.
+ */
+function TextField({
+  id,
+  label,
+  hint,
+  errors,
+  value,
+  onChange,
+  rows,
+  ...attributes
+}: {
+  id: string;
+  label: string;
+  hint: string;
+  errors?: string[];
+  value: string;
+  onChange: (value: string) => void;
+  rows?: number;
+  type?: 'url' | 'password';
+  autoComplete?: 'off';
+  inputMode?: 'numeric';
+  spellCheck?: boolean;
+  required?: boolean;
+}) {
+  const control = {
+    ...described(id, errors, true),
+    ...attributes,
+    value,
+    onChange: (x: ChangeEvent<HTMLInputElement & HTMLTextAreaElement>) => onChange(x.target.value),
+  };
+  return (
+    <Field id={id} label={label} hint={hint} errors={errors}>
+      {rows ? <textarea {...control} rows={rows} /> : <input {...control} />}
+    </Field>
+  );
+}
+
 interface Draft {
   name: string;
   transport: Transport;
@@ -87,6 +127,9 @@ interface Draft {
   interval: string;
   enabled: boolean;
 }
+
+/** The fields of the draft typed as text. */
+type TextKey = Exclude<keyof Draft, 'transport' | 'enabled'>;
 
 function draftOf(server?: Server): Draft {
   return {
@@ -130,6 +173,8 @@ export function ServerForm({
   const builtIn = editing ? server!.kind === 'MCP_SERVER_KIND_BUILT_IN' : role === 'admin' && !d.tenantId.trim();
   const stdio = d.transport === 'stdio';
   const set = <K extends keyof Draft>(k: K, v: Draft[K]) => setD((x) => ({ ...x, [k]: v }));
+  /** A text field's value in the draft, and how it changes there. */
+  const bind = (k: TextKey) => ({ value: d[k], onChange: (v: string) => set(k, v) });
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -183,13 +228,9 @@ export function ServerForm({
           The registry refused some fields: see the messages beside them.
         </p>
       )}
-      <Field id="f-name" label="Name" hint="Unique among the owner's servers" errors={e('name')}>
-        <input {...described('f-name', e('name'), true)} value={d.name} onChange={(x) => set('name', x.target.value)} required />
-      </Field>
+      <TextField id="f-name" label="Name" hint="Unique among the owner's servers" errors={e('name')} {...bind('name')} required />
       {!editing && role === 'admin' && (
-        <Field id="f-tenant" label="Tenant id (optional)" hint="Empty: a BUILT_IN server of the platform. A tenant id: a CUSTOM server of that tenant (remote only)." errors={e('tenantId') ?? e('kind')}>
-          <input {...described('f-tenant', e('tenantId') ?? e('kind'), true)} value={d.tenantId} onChange={(x) => set('tenantId', x.target.value)} />
-        </Field>
+        <TextField id="f-tenant" label="Tenant id (optional)" hint="Empty: a BUILT_IN server of the platform. A tenant id: a CUSTOM server of that tenant (remote only)." errors={e('tenantId') ?? e('kind')} {...bind('tenantId')} />
       )}
       <Field id="f-transport" label="Transport" errors={e('transport')}>
         <select {...described('f-transport', e('transport'))} value={d.transport} onChange={(x) => set('transport', x.target.value as Transport)}>
@@ -201,51 +242,31 @@ export function ServerForm({
       {stdio ? (
         <fieldset>
           <legend>Program</legend>
-          <Field id="f-command" label="Command" hint="The program to run, e.g. node or npx" errors={e('command')}>
-            <input {...described('f-command', e('command'), true)} value={d.command} onChange={(x) => set('command', x.target.value)} spellCheck={false} />
-          </Field>
-          <Field id="f-args" label="Arguments" hint="One per line" errors={e('args')}>
-            <textarea {...described('f-args', e('args'), true)} rows={3} value={d.args} onChange={(x) => set('args', x.target.value)} spellCheck={false} />
-          </Field>
-          <Field id="f-env" label="Environment" hint="NAME=value, one per line (not secret: use a credential reference for secrets)" errors={e('env')}>
-            <textarea {...described('f-env', e('env'), true)} rows={3} value={d.env} onChange={(x) => set('env', x.target.value)} spellCheck={false} />
-          </Field>
+          <TextField id="f-command" label="Command" hint="The program to run, e.g. node or npx" errors={e('command')} {...bind('command')} spellCheck={false} />
+          <TextField id="f-args" label="Arguments" hint="One per line" errors={e('args')} {...bind('args')} rows={3} spellCheck={false} />
+          <TextField id="f-env" label="Environment" hint="NAME=value, one per line (not secret: use a credential reference for secrets)" errors={e('env')} {...bind('env')} rows={3} spellCheck={false} />
         </fieldset>
       ) : (
         <fieldset>
           <legend>Endpoint</legend>
-          <Field id="f-url" label="URL" hint="https://… (the server's MCP endpoint)" errors={e('url')}>
-            <input {...described('f-url', e('url'), true)} type="url" value={d.url} onChange={(x) => set('url', x.target.value)} spellCheck={false} />
-          </Field>
-          <Field id="f-headers" label="Headers (not secret)" hint="Name: value, one per line" errors={e('headers')}>
-            <textarea {...described('f-headers', e('headers'), true)} rows={2} value={d.headers} onChange={(x) => set('headers', x.target.value)} spellCheck={false} />
-          </Field>
+          <TextField id="f-url" label="URL" hint="https://… (the server's MCP endpoint)" errors={e('url')} {...bind('url')} type="url" spellCheck={false} />
+          <TextField id="f-headers" label="Headers (not secret)" hint="Name: value, one per line" errors={e('headers')} {...bind('headers')} rows={2} spellCheck={false} />
         </fieldset>
       )}
       <fieldset>
         <legend>Credentials {editing ? (server!.hasCredentials ? '(set: type new ones to replace them)' : '(none set)') : '(optional, write-only)'}</legend>
         {!stdio && (
           <>
-            <Field id="f-bearer" label="Bearer token" hint="Sent as Authorization: Bearer …; stored encrypted, never shown again" errors={e('credentials.bearerToken') ?? e('credentials')}>
-              <input {...described('f-bearer', e('credentials.bearerToken') ?? e('credentials'), true)} type="password" autoComplete="off" value={d.bearerToken} onChange={(x) => set('bearerToken', x.target.value)} />
-            </Field>
-            <Field id="f-secret-headers" label="Secret headers" hint="Name: value, one per line; stored encrypted" errors={e('credentials.headers')}>
-              <textarea {...described('f-secret-headers', e('credentials.headers'), true)} rows={2} value={d.secretHeaders} onChange={(x) => set('secretHeaders', x.target.value)} spellCheck={false} autoComplete="off" />
-            </Field>
+            <TextField id="f-bearer" label="Bearer token" hint="Sent as Authorization: Bearer …; stored encrypted, never shown again" errors={e('credentials.bearerToken') ?? e('credentials')} {...bind('bearerToken')} type="password" autoComplete="off" />
+            <TextField id="f-secret-headers" label="Secret headers" hint="Name: value, one per line; stored encrypted" errors={e('credentials.headers')} {...bind('secretHeaders')} rows={2} spellCheck={false} autoComplete="off" />
           </>
         )}
         {builtIn && (
-          <Field id="f-cred-env" label="Token from the platform's environment" hint="A variable name, read only when connecting (BUILT_IN only)" errors={e('credentials.env')}>
-            <input {...described('f-cred-env', e('credentials.env'), true)} value={d.credentialEnv} onChange={(x) => set('credentialEnv', x.target.value)} spellCheck={false} />
-          </Field>
+          <TextField id="f-cred-env" label="Token from the platform's environment" hint="A variable name, read only when connecting (BUILT_IN only)" errors={e('credentials.env')} {...bind('credentialEnv')} spellCheck={false} />
         )}
       </fieldset>
-      <Field id="f-metadata" label="Labels" hint="key=value, one per line" errors={e('metadata')}>
-        <textarea {...described('f-metadata', e('metadata'), true)} rows={2} value={d.metadata} onChange={(x) => set('metadata', x.target.value)} spellCheck={false} />
-      </Field>
-      <Field id="f-interval" label="Re-discovery every (seconds)" hint="Empty: the platform's default" errors={e('discoveryIntervalSeconds')}>
-        <input {...described('f-interval', e('discoveryIntervalSeconds'), true)} inputMode="numeric" value={d.interval} onChange={(x) => set('interval', x.target.value)} />
-      </Field>
+      <TextField id="f-metadata" label="Labels" hint="key=value, one per line" errors={e('metadata')} {...bind('metadata')} rows={2} spellCheck={false} />
+      <TextField id="f-interval" label="Re-discovery every (seconds)" hint="Empty: the platform's default" errors={e('discoveryIntervalSeconds')} {...bind('interval')} inputMode="numeric" />
       <div className="field checkbox">
         <input id="f-enabled" type="checkbox" checked={d.enabled} onChange={(x) => set('enabled', x.target.checked)} />
         <label htmlFor="f-enabled">Enabled (discovered and callable)</label>
