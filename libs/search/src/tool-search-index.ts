@@ -681,7 +681,6 @@ export class ToolSearchIndex {
   }
 }
 
-/** Analyses one tool: its terms with their impact (BM25F term weight without idf) and whether they are in its name. */
 /** The index of the first of the sorted words that is not before `key` (their length when none). */
 function lowerBound(sorted: readonly string[], key: string): number {
   let lo = 0;
@@ -694,6 +693,7 @@ function lowerBound(sorted: readonly string[], key: string): number {
   return lo;
 }
 
+/** Analyses one tool: its terms with their impact (BM25F term weight without idf) and whether they are in its name. */
 function prepare(doc: ToolDocument, ranking: RankingParams): PreparedDoc {
   const tokens = fieldTokens(doc);
   const weighted = new Map<string, number>();
