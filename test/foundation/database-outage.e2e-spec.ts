@@ -1,9 +1,10 @@
-import { makeTenant, TenantKey } from '../support/tenants';
-import { startTcpProxy, TcpProxy } from '../fixtures/tcp-proxy';
-import { CallFixture, startCallFixture } from '../llm/call-fixtures';
+import { makeTenant } from '../support/tenants';
+import { startTcpProxy } from '../fixtures/tcp-proxy';
+import { startCallFixture } from '../llm/call-fixtures';
 import { eventually } from '../llm/helpers';
-import { startTestApp, TestApp } from '../support/app';
-import { createTestDatabase, hasPostgres, TestDatabase } from '../support/database';
+import { startTestApp } from '../support/app';
+import { createTestDatabase, hasPostgres } from '../support/database';
+import { useStand } from '../support/stand';
 
 const DB_DOWN = 'PostgreSQL does not answer';
 const DB_UP = 'PostgreSQL answers again';
@@ -17,40 +18,29 @@ const QUERY = 'echo the message back';
  * lost (the audit records of the calls made meanwhile are written).
  */
 (hasPostgres() ? describe : describe.skip)('a PostgreSQL outage (needs TEST_DATABASE_URL)', () => {
-  let db: TestDatabase;
-  let proxy: TcpProxy;
-  let t: TestApp;
-  let fixture: CallFixture;
-  let a: TenantKey;
-  let serverId: string;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
+  const s = useStand(async (keep) => {
+    const db = keep(await createTestDatabase(), (d) => d.drop());
     const direct = new URL(db.url!);
-    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const proxy = keep(await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) }));
     const proxied = new URL(db.url!);
     proxied.host = proxy.address;
-    fixture = await startCallFixture();
-    t = await startTestApp({ database: { url: proxied.toString(), drop: async () => undefined } });
-    a = await makeTenant(t);
+    const fixture = keep(await startCallFixture());
+    const t = keep(await startTestApp({ database: { url: proxied.toString(), drop: async () => undefined } }));
+    // PostgreSQL answers again before the registry closes.
+    keep(proxy, (p) => p.restore().catch(() => undefined));
+    const a = await makeTenant(t);
     const created = await t.request('POST', '/api/v1/servers', { body: { name: 'in-memory', kind: 'BUILT_IN', transport: 'streamable-http', url: fixture.url } });
     expect(created.status).toBe(201);
-    serverId = created.body.id;
+    return { proxy, t, a, serverId: created.body.id as string };
+  });
+  beforeAll(async () => {
     await eventually('the server callable', async () => (await call()).status === 200);
     await eventually('the tool searchable', async () => (await search()).body.results?.length > 0);
   });
 
-  afterAll(async () => {
-    await proxy?.restore().catch(() => undefined);
-    await t?.close();
-    await proxy?.close();
-    await fixture?.close();
-    await db?.drop();
-  });
-
-  const call = () => t.request('POST', '/api/v1/llm/mcp-call-tool', { key: a.key, body: { serverId, toolName: 'echo', arguments: { message: 'hi' } } });
-  const search = () => t.request('POST', '/api/v1/llm/mcp-search-tools', { key: a.key, body: { query: QUERY } });
-  const count = (line: string) => t.logs().split('\n').filter((l) => l.includes(line)).length;
+  const call = () => s.t.request('POST', '/api/v1/llm/mcp-call-tool', { key: s.a.key, body: { serverId: s.serverId, toolName: 'echo', arguments: { message: 'hi' } } });
+  const search = () => s.t.request('POST', '/api/v1/llm/mcp-search-tools', { key: s.a.key, body: { query: QUERY } });
+  const count = (line: string) => s.t.logs().split('\n').filter((l) => l.includes(line)).length;
   const timed = async <T>(f: () => Promise<T>): Promise<T & { ms: number }> => {
     const started = Date.now();
     const res = await f();
@@ -58,14 +48,14 @@ const QUERY = 'echo the message back';
   };
 
   it('answers 503 with Retry-After while it is cut, logged once, keeps calls and searches going, and is whole again once it is back', async () => {
-    const auditBefore = await t.runtime.prisma.auditEvent.count({ where: { action: 'tool.call', tenantId: a.tenantId } });
-    await proxy.cut();
+    const auditBefore = await s.t.runtime.prisma.auditEvent.count({ where: { action: 'tool.call', tenantId: s.a.tenantId } });
+    await s.proxy.cut();
 
     const refused = [
-      await timed(() => t.request('GET', '/api/v1/servers', { key: a.key })),
-      await timed(() => t.request('GET', `/api/v1/servers/${serverId}`)),
-      await timed(() => t.request('POST', '/api/v1/tenants', { body: { name: 'during-the-outage' } })),
-      await timed(() => t.request('GET', '/api/v1/audit')),
+      await timed(() => s.t.request('GET', '/api/v1/servers', { key: s.a.key })),
+      await timed(() => s.t.request('GET', `/api/v1/servers/${s.serverId}`)),
+      await timed(() => s.t.request('POST', '/api/v1/tenants', { body: { name: 'during-the-outage' } })),
+      await timed(() => s.t.request('GET', '/api/v1/audit')),
     ];
     for (const res of refused) {
       expect({ status: res.status, type: res.headers.get('content-type'), retryAfter: res.headers.get('retry-after') }).toEqual({
@@ -86,9 +76,9 @@ const QUERY = 'echo the message back';
     }
     const found = await search();
     expect(found.status).toBe(200);
-    expect(found.body.results[0]).toMatchObject({ serverId, tool: { name: 'echo' } });
+    expect(found.body.results[0]).toMatchObject({ serverId: s.serverId, tool: { name: 'echo' } });
 
-    const ready = await t.request('GET', '/health/ready');
+    const ready = await s.t.request('GET', '/health/ready');
     expect(ready.status).toBe(503);
     expect(ready.body.checks).toMatchObject({ database: 'down' });
 
@@ -96,16 +86,16 @@ const QUERY = 'echo the message back';
     expect(count(DB_UP)).toBe(0);
     expect(count('unhandled error')).toBe(0);
 
-    await proxy.restore();
-    await eventually('ready again', async () => (await t.request('GET', '/health/ready')).status === 200, 30_000);
+    await s.proxy.restore();
+    await eventually('ready again', async () => (await s.t.request('GET', '/health/ready')).status === 200, 30_000);
     await eventually('the end of the outage logged', async () => count(DB_UP) > 0, 10_000);
     expect(count(DB_DOWN)).toBe(1);
     expect(count(DB_UP)).toBe(1);
-    expect((await t.request('GET', '/api/v1/servers', { key: a.key })).status).toBe(200);
+    expect((await s.t.request('GET', '/api/v1/servers', { key: s.a.key })).status).toBe(200);
     // Nothing lost: the calls made during the outage are in the audit log.
     await eventually(
       'the audit records of the calls made during the outage',
-      async () => (await t.runtime.prisma.auditEvent.count({ where: { action: 'tool.call', tenantId: a.tenantId } })) >= auditBefore + 3,
+      async () => (await s.t.runtime.prisma.auditEvent.count({ where: { action: 'tool.call', tenantId: s.a.tenantId } })) >= auditBefore + 3,
       15_000,
     );
   });

@@ -10,6 +10,7 @@ import { Writable } from 'node:stream';
 import { createApiApp } from '../../apps/api/src/api.app';
 import { WorkerModule } from '@app/worker';
 import { createTestDatabase, redisUrl, TestDatabase } from './database';
+import { readThrough } from './stand';
 
 export interface TestAppOptions {
   /** Run on the embedded defaults (PGlite, queue in it), as `npm start` with no environment does. */
@@ -153,8 +154,5 @@ export function useTestApp(options: TestAppOptions | (() => TestAppOptions | Pro
   });
   afterAll(async () => started?.close());
   // Every property read or written goes to the started app: the same object for the whole describe.
-  return new Proxy({} as TestApp, {
-    get: (_, key) => Reflect.get(app(), key),
-    set: (_, key, value) => Reflect.set(app(), key, value),
-  });
+  return readThrough(app);
 }
