@@ -1,10 +1,11 @@
-import { EmbeddedPostgres } from '@app/database-runtime';
+import { EmbeddedPostgres, migrate } from '@app/database-runtime';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { runDatabasePrefix } from '../support/database';
+import type { Keep } from '../support/stand';
 
 export interface ScratchDatabase {
   url: string;
@@ -62,4 +63,15 @@ export async function withClient<T>(url: string, fn: (c: Client) => Promise<T>):
   } finally {
     await c.end();
   }
+}
+
+/**
+ * A scratch database with every migration applied and a pool of `max` connections on it, both kept by a stand:
+ * the pool is ended and the database dropped after the describe's tests.
+ */
+export async function migratedDatabase(keep: Keep, max: number): Promise<{ db: ScratchDatabase; pool: Pool }> {
+  const db = keep(await createEmptyDatabase(), (d) => d.drop());
+  await migrate(db.url);
+  const pool = keep(new Pool({ connectionString: db.url, max }), (p) => p.end());
+  return { db, pool };
 }

@@ -1,41 +1,29 @@
 import { ServerListingRepository, Sql } from '@app/database';
-import { migrate } from '@app/database-runtime';
 import { uriMatchesTemplate } from '@app/domain';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { Pool } from 'pg';
-import { createEmptyDatabase, ScratchDatabase } from '../foundation/scratch-database';
+import { migratedDatabase } from '../foundation/scratch-database';
+import { useStand } from '../support/stand';
 
 /**
  * The check before a resource read: of a server's resource templates, only those that can expand to the URI are
  * read (their literal text before the first expression and after the last one), and none that can is left out.
  */
 describe("the resource templates read to check a URI", () => {
-  let db: ScratchDatabase;
-  let pool: Pool;
-  let sql: Sql;
-  let listings: ServerListingRepository;
-
-  beforeAll(async () => {
-    db = await createEmptyDatabase();
-    await migrate(db.url);
-    pool = new Pool({ connectionString: db.url, max: 2 });
-    sql = new Sql(pool, 'per-connection');
-    listings = new ServerListingRepository(sql);
-  });
-  afterAll(async () => {
-    await pool?.end();
-    await db?.drop();
+  const s = useStand(async (keep) => {
+    const { pool } = await migratedDatabase(keep, 2);
+    const sql = new Sql(pool, 'per-connection');
+    return { sql, listings: new ServerListingRepository(sql) };
   });
 
   async function serverWithTemplates(templates: string[]): Promise<string> {
     const id = randomUUID();
-    await sql.query(
+    await s.sql.query(
       `INSERT INTO servers (id, owner_scope, name, kind, transport, url, status) VALUES ($1, 'platform', $2, 'BUILT_IN', 'STREAMABLE_HTTP', 'http://x.test/mcp', 'CONNECTED')`,
       [id, `s-${id}`],
     );
-    await sql.transaction((query) =>
-      listings.replaceAll(query, id, {
+    await s.sql.transaction((query) =>
+      s.listings.replaceAll(query, id, {
         resources: [{ key: 'demo://resource/static/1', definition: {} }],
         resourceTemplates: templates.map((key) => ({ key, definition: { uriTemplate: key, name: key } })),
         prompts: null,
@@ -55,14 +43,14 @@ describe("the resource templates read to check a URI", () => {
       'literal://exact',
       ...Array.from({ length: 200 }, (_, i) => `bulk://${i}/{id}`),
     ]);
-    expect(await listings.templatesMatching(id, 'demo://resource/dynamic/text/7')).toEqual(['demo://resource/dynamic/text/{id}', '{+path}']);
-    expect(await listings.templatesMatching(id, 'file:///a.txt')).toEqual(['{+path}', 'file:///{name}.txt']);
-    expect(await listings.templatesMatching(id, 'file:///a.md')).toEqual(['{+path}']);
-    expect(await listings.templatesMatching(id, 'literal://exact')).toEqual(['{+path}', 'literal://exact']);
-    expect(await listings.templatesMatching(id, 'bulk://17/x')).toEqual(['{+path}', 'bulk://17/{id}']);
+    expect(await s.listings.templatesMatching(id, 'demo://resource/dynamic/text/7')).toEqual(['demo://resource/dynamic/text/{id}', '{+path}']);
+    expect(await s.listings.templatesMatching(id, 'file:///a.txt')).toEqual(['{+path}', 'file:///{name}.txt']);
+    expect(await s.listings.templatesMatching(id, 'file:///a.md')).toEqual(['{+path}']);
+    expect(await s.listings.templatesMatching(id, 'literal://exact')).toEqual(['{+path}', 'literal://exact']);
+    expect(await s.listings.templatesMatching(id, 'bulk://17/x')).toEqual(['{+path}', 'bulk://17/{id}']);
     // Not the server's resources, nor another server's templates.
-    expect(await listings.templatesMatching(id, 'demo://resource/static/1')).toEqual(['{+path}']);
-    expect(await listings.templatesMatching(randomUUID(), 'demo://resource/dynamic/text/7')).toEqual([]);
+    expect(await s.listings.templatesMatching(id, 'demo://resource/static/1')).toEqual(['{+path}']);
+    expect(await s.listings.templatesMatching(randomUUID(), 'demo://resource/dynamic/text/7')).toEqual([]);
   });
 
   it('leaves out no template that matches the URI', async () => {
@@ -76,7 +64,7 @@ describe("the resource templates read to check a URI", () => {
       ...fc.sample(fc.stringMatching(/^[a-z/:.{}+?#=&0-9]{0,12}$/), { numRuns: 200, seed: 11 }),
     ];
     for (const uri of uris) {
-      const candidates = new Set(await listings.templatesMatching(id, uri));
+      const candidates = new Set(await s.listings.templatesMatching(id, uri));
       const matching = [...new Set(templates)].filter((t) => uriMatchesTemplate(uri, t));
       expect({ uri, missed: matching.filter((t) => !candidates.has(t)) }).toEqual({ uri, missed: [] });
     }
