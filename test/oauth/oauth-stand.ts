@@ -11,6 +11,7 @@ import {
 } from '../fixtures/oauth/oauth-fixtures';
 import { startTestApp, TestApp, TestAppOptions } from '../support/app';
 import { makeTenant, ServerRow, settled, waitFor } from '../support/servers';
+import { useStand } from '../support/stand';
 
 /** The scopes the OAuth tests' MCP server lists as supported, unless a test says otherwise. */
 const SCOPES = ['tools:read', 'tools:call'];
@@ -89,6 +90,27 @@ export async function registerAuthorized(stand: OAuthStand, name = 'notes'): Pro
   expect((await authorizeAs(app, stand.publicUrl, tenant.key, id)).status).toBe(200);
   await waitFor('CONNECTED', async () => ((await settled(app, id)).status === 'CONNECTED' ? true : undefined));
   return id;
+}
+
+/** The stand with its MCP server registered and authorized (`id`), as a test file's describe stands on it. */
+export interface AuthorizedStand extends OAuthStand {
+  id: string;
+}
+
+/**
+ * The stand of one `describe`, its MCP server registered and authorized by alice: set up by a `beforeAll` hook
+ * (within `timeoutMs`) and closed by an `afterAll` hook, both registered where this is called.
+ */
+export function useAuthorizedStand(options: OAuthStandOptions, timeoutMs: number): AuthorizedStand {
+  return useStand(async (keep) => {
+    const stand = keep(await startOAuthStand(options));
+    return { ...stand, id: await registerAuthorized(stand) };
+  }, timeoutMs);
+}
+
+/** A call of the MCP server's tool `whoami`, which says who the access token it was called with was issued to. */
+export function callWhoami(app: TestApp, key: string, serverId: string) {
+  return app.request('POST', '/api/v1/llm/mcp-call-tool', { key, body: { serverId, toolName: 'whoami', arguments: {} } });
 }
 
 /** Waits until the access token held for the server has expired (its lifetime is the only clock here). */

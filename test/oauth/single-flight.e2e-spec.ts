@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { TestApp } from '../support/app';
-import { discoveryEnded, OAuthStand, pastExpiry, registerAuthorized, startOAuthStand } from './oauth-stand';
+import { callWhoami, discoveryEnded, pastExpiry, useAuthorizedStand } from './oauth-stand';
 
 const TTL_SECONDS = 3;
 
@@ -10,35 +9,20 @@ const TTL_SECONDS = 3;
  * request per token for every caller that needs it at once.
  */
 describe('upstream OAuth: one refresh per token in one process (embedded database)', () => {
-  let stand: OAuthStand;
-  let app: TestApp;
-  let id: string;
-
-  const call = () => app.request('POST', '/api/v1/llm/mcp-call-tool', { key: stand.tenant.key, body: { serverId: id, toolName: 'whoami', arguments: {} } });
-
-  beforeAll(async () => {
-    stand = await startOAuthStand({
-      as: { accessTokenTtl: TTL_SECONDS },
-      app: { embedded: true, env: { CREDENTIALS_KEY: randomBytes(32).toString('base64') } },
-    });
-    app = stand.app;
-    id = await registerAuthorized(stand);
-  }, 120_000);
-  afterAll(async () => {
-    await stand?.close();
-  });
+  const stand = useAuthorizedStand({ as: { accessTokenTtl: TTL_SECONDS }, app: { embedded: true, env: { CREDENTIALS_KEY: randomBytes(32).toString('base64') } } }, 120_000);
+  const call = () => callWhoami(stand.app, stand.tenant.key, stand.id);
 
   it('makes exactly one refresh request when many calls and a discovery need a fresh token at once', async () => {
     expect((await call()).status).toBe(200);
     const before = (await stand.as.stats()).token.refresh_token ?? 0;
-    await pastExpiry(app, stand.tenant.key, id, TTL_SECONDS);
+    await pastExpiry(stand.app, stand.tenant.key, stand.id, TTL_SECONDS);
     const [calls, discovery] = await Promise.all([
       Promise.all(Array.from({ length: 8 }, () => call())),
-      app.request('POST', `/api/v1/servers/${id}/discover`, { key: stand.tenant.key }),
+      stand.app.request('POST', `/api/v1/servers/${stand.id}/discover`, { key: stand.tenant.key }),
     ]);
     expect(discovery.status).toBe(202);
     for (const res of calls) expect([res.status, res.text]).toEqual([200, expect.stringContaining('sub=alice')]);
-    const row = await discoveryEnded(app, id);
+    const row = await discoveryEnded(stand.app, stand.id);
     expect(row.status).toBe('CONNECTED');
     const stats = await stand.as.stats();
     expect(stats.token.refresh_token).toBe(before + 1);
