@@ -3,7 +3,10 @@ export interface Closable {
   close(): unknown;
 }
 
-/** Marks what the set-up started as to be closed after the describe's tests: it returns what it was given. */
+/**
+ * Marks what the set-up started as to be closed after the describe's tests (by its close(), or by `close`: also a
+ * last check on it): it returns what it was given.
+ */
 export interface Keep {
   <T extends Closable>(thing: T): T;
   <T>(thing: T, close: (thing: T) => unknown): T;
