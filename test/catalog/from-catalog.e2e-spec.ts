@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RawServer, sampleTool, startRawServer } from '../fixtures/raw-mcp-server';
-import { makeTenant, TenantKey, watchSecrets } from '../support/tenants';
-import { startTestApp, TestApp } from '../support/app';
+import { sampleTool, startRawServer } from '../fixtures/raw-mcp-server';
+import { makeTenant, watchSecrets } from '../support/tenants';
+import { startTestApp } from '../support/app';
+import { useStand } from '../support/stand';
 import { settled } from '../support/servers';
 
 const FIXTURES = join(__dirname, '../fixtures/catalog');
@@ -59,70 +60,64 @@ const packages = {
 };
 
 describe('servers made from catalog entries (fromCatalog)', () => {
-  let t: TestApp;
-  let tenant: TenantKey;
-  let upstream: RawServer;
-  let secrets: ReturnType<typeof watchSecrets>;
-  let apiKey: string;
   const seen: { key?: string; team?: string }[] = [];
-
-  beforeAll(async () => {
-    t = await startTestApp({ worker: true, env: { MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_ATTEMPTS: '1', CREDENTIAL_ENV_ALLOW: 'ACME_API_KEY' } });
-    secrets = watchSecrets(t);
-    apiKey = secrets.secret('catalog-api-key');
-    upstream = await startRawServer({
-      name: 'catalog-upstream',
-      onHttp: (req, res) => {
-        seen.push({ key: req.headers['x-api-key'] as string | undefined, team: req.headers['x-team'] as string | undefined });
-        if (req.headers['x-api-key'] === apiKey) return false;
-        res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
-        return true;
-      },
-      onToolsList: () => ({ result: { tools: [sampleTool('forecast'), sampleTool('alerts')] } }),
-    });
-    tenant = await makeTenant(t);
+  const s = useStand(async (keep) => {
+    const t = keep(await startTestApp({ worker: true, env: { MCP_OUTBOUND_ALLOW: '127.0.0.1', DISCOVERY_ATTEMPTS: '1', CREDENTIAL_ENV_ALLOW: 'ACME_API_KEY' } }));
+    const secrets = watchSecrets(t);
+    const apiKey = secrets.secret('catalog-api-key');
+    const upstream = keep(
+      await startRawServer({
+        name: 'catalog-upstream',
+        onHttp: (req, res) => {
+          seen.push({ key: req.headers['x-api-key'] as string | undefined, team: req.headers['x-team'] as string | undefined });
+          if (req.headers['x-api-key'] === apiKey) return false;
+          res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+          return true;
+        },
+        onToolsList: () => ({ result: { tools: [sampleTool('forecast'), sampleTool('alerts')] } }),
+      }),
+    );
+    // Checked first after the tests: no secret in any answer or log line.
+    keep(secrets, (w) => expect(w.leaks()).toEqual([]));
+    const tenant = await makeTenant(t);
     const imported = await t.request('POST', '/api/v1/catalog/import', {
       body: [templated('io.github.acme/weather'), packages, JSON.parse(readFileSync(join(FIXTURES, 'examples/valid/with-package.json'), 'utf8'))],
     });
     expect(imported.status).toBe(200);
-  });
-  afterAll(async () => {
-    expect(secrets.leaks()).toEqual([]);
-    await t?.close();
-    await upstream?.close();
+    return { t, tenant, upstream, apiKey };
   });
 
   it('lets a tenant instantiate a remote with a URL template and a secret header: a CUSTOM server that is discovered', async () => {
-    const res = await t.request('POST', '/api/v1/servers', {
-      key: tenant.key,
-      body: { fromCatalog: { name: 'io.github.acme/weather', inputs: { port: String(upstream.port), 'X-Api-Key': apiKey } } },
+    const res = await s.t.request('POST', '/api/v1/servers', {
+      key: s.tenant.key,
+      body: { fromCatalog: { name: 'io.github.acme/weather', inputs: { port: String(s.upstream.port), 'X-Api-Key': s.apiKey } } },
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       name: 'weather',
       kind: 'MCP_SERVER_KIND_CUSTOM',
       transport: 'streamable-http',
-      url: `http://127.0.0.1:${upstream.port}/mcp`,
+      url: `http://127.0.0.1:${s.upstream.port}/mcp`,
       headers: { 'X-Team': 'blue' },
       hasCredentials: true,
-      tenantId: tenant.tenantId,
+      tenantId: s.tenant.tenantId,
       metadata: { 'catalog.name': 'io.github.acme/weather', 'catalog.version': '1.0.0' },
     });
-    const row = await settled(t, res.body.id);
+    const row = await settled(s.t, res.body.id);
     expect(row.status).toBe('CONNECTED');
     expect(row.toolCount).toBe(2);
-    expect(seen.some((s) => s.key === apiKey && s.team === 'blue')).toBe(true);
-    expect(row.credentialsCipher).not.toContain(apiKey);
+    expect(seen.some((h) => h.key === s.apiKey && h.team === 'blue')).toBe(true);
+    expect(row.credentialsCipher).not.toContain(s.apiKey);
     // Neither the server's view, the listing nor the catalog export show it.
-    await t.request('GET', `/api/v1/servers/${res.body.id}`, { key: tenant.key });
-    await t.request('GET', '/api/v1/servers', { key: tenant.key });
-    await t.request('GET', '/api/v1/catalog/export', { key: tenant.key });
-    await t.request('GET', '/api/v1/catalog/export');
+    await s.t.request('GET', `/api/v1/servers/${res.body.id}`, { key: s.tenant.key });
+    await s.t.request('GET', '/api/v1/servers', { key: s.tenant.key });
+    await s.t.request('GET', '/api/v1/catalog/export', { key: s.tenant.key });
+    await s.t.request('GET', '/api/v1/catalog/export');
   });
 
   it('names each missing required input and each input the entry does not declare, and registers nothing', async () => {
-    const before = await t.runtime.prisma.server.count();
-    const res = await t.request('POST', '/api/v1/servers', { key: tenant.key, body: { name: 'w2', fromCatalog: { name: 'io.github.acme/weather', inputs: { colour: 'red' } } } });
+    const before = await s.t.runtime.prisma.server.count();
+    const res = await s.t.request('POST', '/api/v1/servers', { key: s.tenant.key, body: { name: 'w2', fromCatalog: { name: 'io.github.acme/weather', inputs: { colour: 'red' } } } });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual(
       expect.arrayContaining([
@@ -131,28 +126,28 @@ describe('servers made from catalog entries (fromCatalog)', () => {
         { field: 'fromCatalog.inputs.colour', message: 'is not an input of this remote or package' },
       ]),
     );
-    const unknown = await t.request('POST', '/api/v1/servers', { key: tenant.key, body: { fromCatalog: { name: 'io.github.acme/nope', inputs: {} } } });
+    const unknown = await s.t.request('POST', '/api/v1/servers', { key: s.tenant.key, body: { fromCatalog: { name: 'io.github.acme/nope', inputs: {} } } });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors).toEqual([{ field: 'fromCatalog.name', message: 'is not in the catalog' }]);
-    const mixed = await t.request('POST', '/api/v1/servers', { key: tenant.key, body: { transport: 'sse', fromCatalog: { name: 'io.github.acme/weather' } } });
+    const mixed = await s.t.request('POST', '/api/v1/servers', { key: s.tenant.key, body: { transport: 'sse', fromCatalog: { name: 'io.github.acme/weather' } } });
     expect(mixed.status).toBe(400);
     expect(mixed.body.errors[0].field).toBe('transport');
-    const badHeader = await t.request('POST', '/api/v1/servers', {
-      key: tenant.key,
-      body: { name: 'w3', fromCatalog: { name: 'io.github.acme/weather', inputs: { port: String(upstream.port), 'X-Api-Key': 'a\nb' } } },
+    const badHeader = await s.t.request('POST', '/api/v1/servers', {
+      key: s.tenant.key,
+      body: { name: 'w3', fromCatalog: { name: 'io.github.acme/weather', inputs: { port: String(s.upstream.port), 'X-Api-Key': 'a\nb' } } },
     });
     expect(badHeader.status).toBe(400);
-    expect(await t.runtime.prisma.server.count()).toBe(before);
+    expect(await s.t.runtime.prisma.server.count()).toBe(before);
   });
 
   it('keeps packages for the admin: a tenant is refused', async () => {
-    const res = await t.request('POST', '/api/v1/servers', { key: tenant.key, body: { fromCatalog: { name: 'io.github.acme/packaged', package: 1 } } });
+    const res = await s.t.request('POST', '/api/v1/servers', { key: s.tenant.key, body: { fromCatalog: { name: 'io.github.acme/packaged', package: 1 } } });
     expect(res.status).toBe(403);
   });
 
   it('turns each package into a stdio BUILT_IN server with the command its registry type implies, without a shell', async () => {
     const make = (pkg: number, inputs: Record<string, string | string[]> = {}, name = `pkg-${pkg}`) =>
-      t.request('POST', '/api/v1/servers', { body: { name, enabled: false, fromCatalog: { name: 'io.github.acme/packaged', package: pkg, inputs } } });
+      s.t.request('POST', '/api/v1/servers', { body: { name, enabled: false, fromCatalog: { name: 'io.github.acme/packaged', package: pkg, inputs } } });
     const npm = await make(0, { root_dir: '/srv/data dir', '--allow': ['a.example', 'b.example'], '--verbose': 'true' });
     expect(npm.body.errors).toBeUndefined();
     expect(npm.status).toBe(201);
@@ -164,7 +159,7 @@ describe('servers made from catalog entries (fromCatalog)', () => {
       env: { LOG_LEVEL: 'info' },
     });
     // The secret variable is the platform's own, passed to the program by name; never a stored value.
-    const stored = await t.runtime.prisma.server.findUniqueOrThrow({ where: { id: npm.body.id } });
+    const stored = await s.t.runtime.prisma.server.findUniqueOrThrow({ where: { id: npm.body.id } });
     expect(stored.credentialsEnv).toBe('ACME_API_KEY');
     const missing = await make(0, {}, 'pkg-missing');
     expect(missing.body.errors).toContainEqual({ field: 'fromCatalog.inputs.root_dir', message: 'is required (the root_dir argument)' });
