@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { API_MAIN, AppProcess, ensureBuilt, killAll, listeningUrl, startProcess, startWorker } from '../foundation/app-process';
-import { CallFixture, startCallFixture } from '../llm/call-fixtures';
-import { createTestDatabase, hasPostgres, redisUrl, TestDatabase } from '../support/database';
+import { API_MAIN, listeningUrl, processStand, startProcess, startWorker } from '../foundation/app-process';
+import { hasPostgres, redisUrl } from '../support/database';
+import { useStand } from '../support/stand';
 
 /**
  * An API host whose clock runs ahead of the database's. A discovery request is stamped with the database's clock,
@@ -18,18 +15,10 @@ const hasFaketime = spawnSync('faketime', ['-f', '+0', 'true']).status === 0;
 const reason = !hasPostgres() ? ' (skipped: needs TEST_DATABASE_URL)' : !hasFaketime ? ' (skipped: faketime is not installed; apt-get install faketime)' : '';
 
 (hasPostgres() && hasFaketime ? describe : describe.skip)(`discovery requested from an API host whose clock runs 10 minutes ahead${reason}`, () => {
-  let fixture: CallFixture;
-  let db: TestDatabase;
-  let api: AppProcess;
-  let worker: AppProcess;
-  let url: string;
-  const dirs: string[] = [];
   const adminKey = 'mcpr_admin_' + randomBytes(18).toString('base64url');
 
-  beforeAll(async () => {
-    await ensureBuilt();
-    fixture = await startCallFixture();
-    db = await createTestDatabase();
+  const s = useStand(async (keep) => {
+    const { fixture, db, dataDir } = await processStand(keep, 'mcpr-skew');
     const common = {
       DATABASE_URL: db.url!,
       ...(redisUrl() ? { REDIS_URL: redisUrl()! } : {}),
@@ -39,43 +28,32 @@ const reason = !hasPostgres() ? ' (skipped: needs TEST_DATABASE_URL)' : !hasFake
       // A sweep every 5 s: the margin after the result is the worker's next sweep, which queues any discovery left asked for.
       DISCOVERY_INTERVAL_SECONDS: '50',
     };
-    const dir = (name: string) => {
-      const d = mkdtempSync(join(tmpdir(), `mcpr-skew-${name}-`));
-      dirs.push(d);
-      return d;
-    };
-    api = startProcess('faketime', ['-f', SKEW, process.execPath, API_MAIN], {
+    const api = startProcess('faketime', ['-f', SKEW, process.execPath, API_MAIN], {
       ...common,
-      DATA_DIR: dir('api'),
+      DATA_DIR: dataDir('api'),
       PORT: '0',
       WORKER_ENABLED: 'false',
       // Without these, faketime caches its offset and also fakes the monotonic clock the timers run on.
       FAKETIME_NO_CACHE: '1',
       DONT_FAKE_MONOTONIC: '1',
     });
-    worker = startWorker({ ...common, DATA_DIR: dir('worker'), LOG_LEVEL: 'debug' });
-    url = await listeningUrl(api, 45_000);
+    const worker = startWorker({ ...common, DATA_DIR: dataDir('worker'), LOG_LEVEL: 'debug' });
+    const url = await listeningUrl(api, 45_000);
     await worker.waitFor(/worker ready/, 45_000);
+    return { fixture, worker, url };
   }, 120_000);
 
-  afterAll(async () => {
-    killAll();
-    await fixture?.close();
-    await db?.drop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
-
   const admin = (method: string, path: string, body?: unknown) =>
-    fetch(url + path, {
+    fetch(s.url + path, {
       method,
       headers: { authorization: `Bearer ${adminKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-  const count = (pattern: RegExp) => (worker.stdout() + worker.stderr()).match(new RegExp(pattern.source, 'g'))?.length ?? 0;
+  const count = (pattern: RegExp) => (s.worker.stdout() + s.worker.stderr()).match(new RegExp(pattern.source, 'g'))?.length ?? 0;
   /** The worker's log lines about one server with this message (the platform's own server is discovered too). */
   const about = (id: string, msg: string) => new RegExp(`"serverId":"${id}"[^\n]*"msg":"${msg}`);
   /** Resolves once the worker's output holds `n` lines matching `pattern`. */
-  const lines = (pattern: RegExp, n: number, timeoutMs = 30_000) => worker.waitFor(new RegExp(`(?:${pattern.source}[\\s\\S]*){${n}}`), timeoutMs);
+  const lines = (pattern: RegExp, n: number, timeoutMs = 30_000) => s.worker.waitFor(new RegExp(`(?:${pattern.source}[\\s\\S]*){${n}}`), timeoutMs);
 
   /**
    * Waits for `n` results of each server, or for the run repeated (a repeat is logged as superseded), whichever the
@@ -86,7 +64,7 @@ const reason = !hasPostgres() ? ' (skipped: needs TEST_DATABASE_URL)' : !hasFake
     for (const id of ids) {
       const succeeded = about(id, 'discovery succeeded');
       const superseded = about(id, 'discovery superseded');
-      await worker.waitFor(new RegExp(`(?:${succeeded.source}[\\s\\S]*){${n}}|(?:${superseded.source}[\\s\\S]*){3}`), 60_000);
+      await s.worker.waitFor(new RegExp(`(?:${succeeded.source}[\\s\\S]*){${n}}|(?:${superseded.source}[\\s\\S]*){3}`), 60_000);
     }
     const sweeps = count(/sweep finished/);
     await lines(/sweep finished/, sweeps + 2, 30_000);
@@ -96,7 +74,7 @@ const reason = !hasPostgres() ? ' (skipped: needs TEST_DATABASE_URL)' : !hasFake
   const status = async (id: string) => ((await (await admin('GET', `/api/v1/servers/${id}`)).json()) as { status: string }).status;
 
   it('runs one discovery and records its one result', async () => {
-    const created = await admin('POST', '/api/v1/servers', { name: 'skewed-host', kind: 'BUILT_IN', transport: 'streamable-http', url: fixture.url });
+    const created = await admin('POST', '/api/v1/servers', { name: 'skewed-host', kind: 'BUILT_IN', transport: 'streamable-http', url: s.fixture.url });
     expect(created.status).toBe(201);
     // The API process really is ahead: its HTTP Date header comes from its own clock.
     const apiClock = Date.parse(created.headers.get('date')!);
@@ -113,7 +91,7 @@ const reason = !hasPostgres() ? ' (skipped: needs TEST_DATABASE_URL)' : !hasFake
 
   it('runs one discovery for each server of a batch registration, and one more for each explicit request', async () => {
     const created = await admin('POST', '/api/v1/servers/batch', {
-      servers: ['skewed-batch-a', 'skewed-batch-b'].map((name) => ({ name, kind: 'BUILT_IN', transport: 'streamable-http', url: fixture.url })),
+      servers: ['skewed-batch-a', 'skewed-batch-b'].map((name) => ({ name, kind: 'BUILT_IN', transport: 'streamable-http', url: s.fixture.url })),
     });
     expect(created.status).toBe(201);
     const ids = ((await created.json()) as { servers: { id: string }[] }).servers.map((s) => s.id);

@@ -1,6 +1,10 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { CallFixture, startCallFixture } from '../llm/call-fixtures';
+import { createTestDatabase, TestDatabase } from '../support/database';
+import type { Keep } from '../support/stand';
 
 export const ROOT = resolve(__dirname, '..', '..');
 export const API_MAIN = join(ROOT, 'dist/apps/api/apps/api/src/main.js');
@@ -142,4 +146,31 @@ export function killAll(): void {
 export async function listeningUrl(proc: AppProcess, timeoutMs = 30_000): Promise<string> {
   const m = await proc.waitFor(/MCP registry listening on (http:\/\/\S+)/, timeoutMs);
   return m[1];
+}
+
+/** What a test of the built processes stands on (see processStand). */
+export interface ProcessStand {
+  fixture: CallFixture;
+  db: TestDatabase;
+  /** A new directory for one process's DATA_DIR. */
+  dataDir(name: string): string;
+}
+
+/**
+ * What a test of the built processes (dist/) stands on, kept by a stand: dist/ built, a call fixture and a database
+ * of its own. After the tests every process started is killed first; then the fixture is closed, the database
+ * dropped and the data directories removed.
+ */
+export async function processStand(keep: Keep, dirPrefix: string): Promise<ProcessStand> {
+  await ensureBuilt();
+  const dirs = keep([] as string[], (made) => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const db = keep(await createTestDatabase(), (d) => d.drop());
+  const fixture = keep(await startCallFixture());
+  keep(running, killAll);
+  const dataDir = (name: string) => {
+    const d = mkdtempSync(join(tmpdir(), `${dirPrefix}-${name}-`));
+    dirs.push(d);
+    return d;
+  };
+  return { fixture, db, dataDir };
 }
