@@ -1,10 +1,9 @@
 import { DiscoveryProducer, QueueName } from '@app/queue';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PlatformServersService } from '../../apps/api/src/servers/platform-servers.service';
 import { startTestApp } from '../support/app';
-import { useStand } from '../support/stand';
+import { tempDir, useStand } from '../support/stand';
 import { expectProblem, makeTenant } from '../support/tenants';
 
 const EXTERNAL_REFUSAL = 'this category does not designate a new tenant registration';
@@ -12,8 +11,7 @@ const EXTERNAL_REFUSAL = 'this category does not designate a new tenant registra
 describe('platform servers registered at start: EXTERNAL from the file, INTERNAL from code', () => {
   const legacyToken = `legacy-token-${Math.random().toString(36).slice(2)}`;
   const s = useStand(async (keep) => {
-    const dir = keep(mkdtempSync(join(tmpdir(), 'mcpr-external-')), (d) => rmSync(d, { recursive: true, force: true }));
-    const file = join(dir, 'external.json');
+    const file = join(tempDir(keep, 'mcpr-external-'), 'external.json');
     write(
       [
         { name: 'legacy-http', transport: 'streamable-http', url: 'https://legacy.example.com/mcp', credentials: { bearerToken: legacyToken }, metadata: { owner: 'ops' }, toolPolicy: 'pinned' },

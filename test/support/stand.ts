@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 /** Something a test starts and must close again. */
 export interface Closable {
   close(): unknown;
@@ -36,6 +40,11 @@ export function useStand<T extends object>(setup: (keep: Keep) => Promise<T>, ti
     for (const close of closers.splice(0).reverse()) await close();
   });
   return readThrough(stand);
+}
+
+/** A new directory under the system's temporary one (its name starting with `prefix`), removed after the tests. */
+export function tempDir(keep: Keep, prefix: string): string {
+  return keep(mkdtempSync(join(tmpdir(), prefix)), (dir) => rmSync(dir, { recursive: true, force: true }));
 }
 
 /** An object whose every property read or written goes to what `current` returns (made later, in a hook). */
