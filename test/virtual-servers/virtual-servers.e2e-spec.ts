@@ -1,66 +1,53 @@
 import { ToolRepository } from '@app/database';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpChangeStreams } from '../../apps/api/src/mcp/mcp-change-streams.service';
 import { everythingStdio, memoryStdio } from '../fixtures/reference-servers';
 import { startTestApp, TestApp } from '../support/app';
 import { registerServer, settled, waitFor } from '../support/servers';
-import { expectProblem, fields, makeTenant, TenantKey } from '../support/tenants';
+import { tempDir, useStand } from '../support/stand';
+import { expectProblem, fields, makeTenant } from '../support/tenants';
 import { inspector, inspectorCall, pythonClient, pythonMcp, sdk1Client, sdk2Client } from '../support/mcp-clients';
 import { rpc } from './clients';
 
 type Text = { type: string; text?: string };
 
 describe('virtual servers made of server-everything (stdio) and server-memory, through real clients', () => {
-  let t: TestApp;
-  let a: TenantKey;
-  let b: TenantKey;
-  let everything: string;
-  let memory: string;
-  let virtualId: string;
-  let memoryDir: string;
-
-  beforeAll(async () => {
-    memoryDir = mkdtempSync(join(tmpdir(), 'mcpr-virtual-memory-'));
-    t = await startTestApp({ env: { DISCOVERY_TIMEOUT_MS: '20000' } });
-    [a, b] = await Promise.all([makeTenant(t), makeTenant(t)]);
-    everything = (await registerServer(t, { name: 'everything', kind: 'BUILT_IN', transport: 'stdio', ...everythingStdio() })).id;
-    memory = (
+  const s = useStand(async (keep) => {
+    const memoryDir = tempDir(keep, 'mcpr-virtual-memory-');
+    const t = keep(await startTestApp({ env: { DISCOVERY_TIMEOUT_MS: '20000' } }));
+    const [a, b] = await Promise.all([makeTenant(t), makeTenant(t)]);
+    const everything = (await registerServer(t, { name: 'everything', kind: 'BUILT_IN', transport: 'stdio', ...everythingStdio() })).id;
+    const memory = (
       await registerServer(t, { name: 'memory', kind: 'BUILT_IN', transport: 'stdio', ...memoryStdio(), env: { MEMORY_FILE_PATH: join(memoryDir, 'memory.jsonl') } })
     ).id;
     for (const id of [everything, memory]) expect((await settled(t, id, 60_000)).status).toBe('CONNECTED');
     const made = await t.request('POST', '/api/v1/virtual-servers', { key: a.key, body: { name: 'assistant', description: 'Echo and remember', servers: [everything, memory] } });
     expect(made.status).toBe(201);
-    virtualId = made.body.id;
+    const virtualId: string = made.body.id;
     // Each replica's tool catalog hears of a discovery within about a second.
     await waitFor('both members listed', async () => {
       const listed = await t.request('GET', `/api/v1/virtual-servers/${virtualId}/tools`, { key: a.key });
       const servers = new Set((listed.body.tools as { serverId: string }[]).map((x) => x.serverId));
       return servers.has(everything) && servers.has(memory);
     });
+    return { t, a, b, everything, memory, virtualId };
   }, 120_000);
-  const vurl = (id: string) => `${t.baseUrl}/mcp/v/${id}`;
-
-  afterAll(async () => {
-    await t?.close();
-    rmSync(memoryDir, { recursive: true, force: true });
-  });
+  const vurl = (id: string) => `${s.t.baseUrl}/mcp/v/${id}`;
 
   it('answers the virtual server as made, and records its making in the audit log', async () => {
-    const got = await t.request('GET', `/api/v1/virtual-servers/${virtualId}`, { key: a.key });
+    const got = await s.t.request('GET', `/api/v1/virtual-servers/${s.virtualId}`, { key: s.a.key });
     expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ id: virtualId, name: 'assistant', description: 'Echo and remember', tenantId: a.tenantId, servers: [everything, memory], tools: [], endpoint: `/mcp/v/${virtualId}` });
-    const list = await t.request('GET', '/api/v1/virtual-servers', { key: a.key });
-    expect(list.body.virtualServers.map((v: { id: string }) => v.id)).toEqual([virtualId]);
-    const audit = await t.request('GET', `/api/v1/audit?resourceId=${virtualId}`);
-    expect(audit.body.events).toEqual([expect.objectContaining({ action: 'virtual-server.create', tenantId: a.tenantId, detail: { name: 'assistant', servers: 2, tools: 0 } })]);
+    expect(got.body).toMatchObject({ id: s.virtualId, name: 'assistant', description: 'Echo and remember', tenantId: s.a.tenantId, servers: [s.everything, s.memory], tools: [], endpoint: `/mcp/v/${s.virtualId}` });
+    const list = await s.t.request('GET', '/api/v1/virtual-servers', { key: s.a.key });
+    expect(list.body.virtualServers.map((v: { id: string }) => v.id)).toEqual([s.virtualId]);
+    const audit = await s.t.request('GET', `/api/v1/audit?resourceId=${s.virtualId}`);
+    expect(audit.body.events).toEqual([expect.objectContaining({ action: 'virtual-server.create', tenantId: s.a.tenantId, detail: { name: 'assistant', servers: 2, tools: 0 } })]);
   });
 
   it('lists and calls the tools of both servers through the TypeScript SDK 1.x client', async () => {
-    const client = await sdk1Client(vurl(virtualId), a.key);
+    const client = await sdk1Client(vurl(s.virtualId), s.a.key);
     try {
       const { tools } = await client.listTools();
       const names = tools.map((x) => x.name);
@@ -81,7 +68,7 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
   });
 
   it("federates server-everything's resources, templates and prompts with URIs that read back through it (SDK 1.x)", async () => {
-    const client = await sdk1Client(vurl(virtualId), a.key);
+    const client = await sdk1Client(vurl(s.virtualId), s.a.key);
     try {
       const all = (await client.listResources()).resources;
       // Each member's URIs with its prefix after the scheme: server-everything's demo://, server-memory's memory://.
@@ -113,7 +100,7 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
 
   for (const mode of ['pinned', 'auto'] as const) {
     it(`lists and calls its tools through the 2.x client ${mode === 'pinned' ? 'in 2026-07-28-only mode' : 'in auto mode'}, on 2026-07-28`, async () => {
-      const client = await sdk2Client(vurl(virtualId), a.key, mode);
+      const client = await sdk2Client(vurl(s.virtualId), s.a.key, mode);
       try {
         expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
         const { tools } = await client.listTools();
@@ -129,11 +116,11 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
   }
 
   it('lists and calls its tools through inspector-cli', async () => {
-    const listed = await inspector(vurl(virtualId), a.key, ['--method', 'tools/list']);
+    const listed = await inspector(vurl(s.virtualId), s.a.key, ['--method', 'tools/list']);
     expect(listed.tools.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(['everything__echo', 'memory__read_graph']));
-    const called = await inspectorCall(vurl(virtualId), a.key, 'everything__echo', { message: 'from the inspector' });
+    const called = await inspectorCall(vurl(s.virtualId), s.a.key, 'everything__echo', { message: 'from the inspector' });
     expect(JSON.stringify(called.content)).toContain('from the inspector');
-    const read = await inspector(vurl(virtualId), a.key, ['--method', 'resources/read', '--uri', 'demo://everything/resource/dynamic/text/9']);
+    const read = await inspector(vurl(s.virtualId), s.a.key, ['--method', 'resources/read', '--uri', 'demo://everything/resource/dynamic/text/9']);
     expect(read.contents[0].uri).toBe('demo://everything/resource/dynamic/text/9');
   });
 
@@ -146,7 +133,7 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
     }
     it(name, async () => {
       const uri = 'demo://everything/resource/dynamic/text/4';
-      const out = await pythonClient(py.python, vurl(virtualId), a.key, era, 'everything__echo', { message: `from python ${era}` }, uri);
+      const out = await pythonClient(py.python, vurl(s.virtualId), s.a.key, era, 'everything__echo', { message: `from python ${era}` }, uri);
       expect(out.protocolVersion).toBe(era === 'discover' ? '2026-07-28' : '2025-11-25');
       expect(out.tools).toEqual(expect.arrayContaining(['everything__echo', 'memory__read_graph']));
       expect(JSON.stringify(out.result.content)).toContain(`from python ${era}`);
@@ -155,42 +142,42 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
   }
 
   it('answers a name it does not list as an unknown tool (invalid params)', async () => {
-    const unknown = await rpc(t, `/mcp/v/${virtualId}`, a.key, 'tools/call', { name: 'everything__no-such-tool', arguments: {} });
+    const unknown = await rpc(s.t, `/mcp/v/${s.virtualId}`, s.a.key, 'tools/call', { name: 'everything__no-such-tool', arguments: {} });
     expect(unknown.body.error).toMatchObject({ code: -32602 });
     expect(unknown.body.error.message).toContain('everything__no-such-tool');
   });
 
   it("finds the tool called among its member's tools only, never listing the other members'", async () => {
     // No change stream reads the members' tools meanwhile.
-    await waitFor('no change stream open', async () => streamCount(t) === 0, 10_000, 20);
-    const repository = t.app.get(ToolRepository, { strict: false });
+    await waitFor('no change stream open', async () => streamCount(s.t) === 0, 10_000, 20);
+    const repository = s.t.app.get(ToolRepository, { strict: false });
     const read = jest.spyOn(repository, 'listServedByServers');
     try {
-      const called = await rpc(t, `/mcp/v/${virtualId}`, a.key, 'tools/call', { name: 'memory__read_graph', arguments: {} });
+      const called = await rpc(s.t, `/mcp/v/${s.virtualId}`, s.a.key, 'tools/call', { name: 'memory__read_graph', arguments: {} });
       expect(called.body.result?.isError).toBeFalsy();
-      const unknown = await rpc(t, `/mcp/v/${virtualId}`, a.key, 'tools/call', { name: 'everything__no-such-tool', arguments: {} });
+      const unknown = await rpc(s.t, `/mcp/v/${s.virtualId}`, s.a.key, 'tools/call', { name: 'everything__no-such-tool', arguments: {} });
       expect(unknown.body.error).toMatchObject({ code: -32602 });
       // A name no member's prefix begins reads nothing at all.
-      await rpc(t, `/mcp/v/${virtualId}`, a.key, 'tools/call', { name: 'nobody__echo', arguments: {} });
-      expect(read.mock.calls.map((c) => c[0])).toEqual([[memory], [everything]]);
+      await rpc(s.t, `/mcp/v/${s.virtualId}`, s.a.key, 'tools/call', { name: 'nobody__echo', arguments: {} });
+      expect(read.mock.calls.map((c) => c[0])).toEqual([[s.memory], [s.everything]]);
     } finally {
       read.mockRestore();
     }
   });
 
   it("keeps a tenant from another tenant's virtual servers and from building on another tenant's servers", async () => {
-    expectProblem(await t.request('GET', `/api/v1/virtual-servers/${virtualId}`, { key: b.key }), 404);
-    expectProblem(await t.request('POST', `/mcp/v/${virtualId}`, { key: b.key, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } }), 404);
-    expect((await t.request('GET', '/api/v1/virtual-servers', { key: b.key })).body.virtualServers).toEqual([]);
+    expectProblem(await s.t.request('GET', `/api/v1/virtual-servers/${s.virtualId}`, { key: s.b.key }), 404);
+    expectProblem(await s.t.request('POST', `/mcp/v/${s.virtualId}`, { key: s.b.key, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } }), 404);
+    expect((await s.t.request('GET', '/api/v1/virtual-servers', { key: s.b.key })).body.virtualServers).toEqual([]);
     // What is not an id names nothing: 404 as well, never a 500.
-    expectProblem(await t.request('POST', '/mcp/v/not-an-id', { key: b.key, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } }), 404);
+    expectProblem(await s.t.request('POST', '/mcp/v/not-an-id', { key: s.b.key, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } }), 404);
     // Tenant A's own server: tenant B may neither build on it nor tell it from a server that does not exist. It is
     // written disabled, so that no sweep ever queues a discovery of its address (nothing leaves loopback).
-    const own = await t.runtime.prisma.server.create({
+    const own = await s.t.runtime.prisma.server.create({
       data: {
         id: randomUUID(),
-        tenantId: a.tenantId,
-        ownerScope: a.tenantId,
+        tenantId: s.a.tenantId,
+        ownerScope: s.a.tenantId,
         name: 'a-private',
         kind: 'CUSTOM',
         transport: 'STREAMABLE_HTTP',
@@ -199,77 +186,77 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
         status: 'DISCONNECTED',
       },
     });
-    const foreign = await t.request('POST', '/api/v1/virtual-servers', { key: b.key, body: { name: 'steal', servers: [own.id] } });
-    const missing = await t.request('POST', '/api/v1/virtual-servers', { key: b.key, body: { name: 'steal', servers: [randomUUID()] } });
+    const foreign = await s.t.request('POST', '/api/v1/virtual-servers', { key: s.b.key, body: { name: 'steal', servers: [own.id] } });
+    const missing = await s.t.request('POST', '/api/v1/virtual-servers', { key: s.b.key, body: { name: 'steal', servers: [randomUUID()] } });
     expectProblem(foreign, 400);
     expect(fields(foreign.body)).toEqual(['servers.0']);
     expect(foreign.body.errors[0].message).toBe(missing.body.errors[0].message);
-    const tool = await t.request('POST', '/api/v1/virtual-servers', { key: b.key, body: { name: 'steal', tools: [{ serverId: own.id, toolName: 'x' }] } });
+    const tool = await s.t.request('POST', '/api/v1/virtual-servers', { key: s.b.key, body: { name: 'steal', tools: [{ serverId: own.id, toolName: 'x' }] } });
     expect(fields(tool.body)).toEqual(['tools.0.serverId']);
     // The platform's virtual servers are made of platform servers only.
-    const platform = await t.request('POST', '/api/v1/virtual-servers', { body: { name: 'platform-mix', servers: [everything, own.id] } });
+    const platform = await s.t.request('POST', '/api/v1/virtual-servers', { body: { name: 'platform-mix', servers: [s.everything, own.id] } });
     expectProblem(platform, 400);
     expect(fields(platform.body)).toEqual(['servers.1']);
     // Tenant B cannot change or delete tenant A's either (404, as if it did not exist).
-    expectProblem(await t.request('PATCH', `/api/v1/virtual-servers/${virtualId}`, { key: b.key, body: { name: 'mine' } }), 404);
-    expectProblem(await t.request('DELETE', `/api/v1/virtual-servers/${virtualId}`, { key: b.key }), 404);
+    expectProblem(await s.t.request('PATCH', `/api/v1/virtual-servers/${s.virtualId}`, { key: s.b.key, body: { name: 'mine' } }), 404);
+    expectProblem(await s.t.request('DELETE', `/api/v1/virtual-servers/${s.virtualId}`, { key: s.b.key }), 404);
   });
 
   it('refuses bad input with problem documents naming each field, and changes nothing', async () => {
     const cases: [unknown, string[]][] = [
-      [{ servers: [everything] }, ['name']],
+      [{ servers: [s.everything] }, ['name']],
       [{ name: 'x', servers: ['not-an-id'] }, ['servers']],
-      [{ name: 'x', servers: [everything, everything] }, ['servers.1']],
-      [{ name: 'x', servers: [everything], tools: [{ serverId: everything, toolName: 'echo' }] }, ['tools.0.serverId']],
-      [{ name: 'x', tools: [{ serverId: everything, toolName: 'echo' }, { serverId: everything, toolName: 'echo' }] }, ['tools.1']],
-      [{ name: 'x', tools: [{ serverId: everything, toolName: 'no-such-tool' }] }, ['tools.0.toolName']],
+      [{ name: 'x', servers: [s.everything, s.everything] }, ['servers.1']],
+      [{ name: 'x', servers: [s.everything], tools: [{ serverId: s.everything, toolName: 'echo' }] }, ['tools.0.serverId']],
+      [{ name: 'x', tools: [{ serverId: s.everything, toolName: 'echo' }, { serverId: s.everything, toolName: 'echo' }] }, ['tools.1']],
+      [{ name: 'x', tools: [{ serverId: s.everything, toolName: 'no-such-tool' }] }, ['tools.0.toolName']],
       [{ name: 'x' }, ['servers']],
-      [{ name: 'x', servers: [everything], extra: true }, ['extra']],
+      [{ name: 'x', servers: [s.everything], extra: true }, ['extra']],
     ];
     for (const [body, expected] of cases) {
-      const res = await t.request('POST', '/api/v1/virtual-servers', { key: a.key, body });
+      const res = await s.t.request('POST', '/api/v1/virtual-servers', { key: s.a.key, body });
       expectProblem(res, 400);
       expect({ body, fields: fields(res.body) }).toEqual({ body, fields: expected });
     }
-    expectProblem(await t.request('POST', '/api/v1/virtual-servers', { key: a.key, body: { name: 'assistant', servers: [everything] } }), 409);
+    expectProblem(await s.t.request('POST', '/api/v1/virtual-servers', { key: s.a.key, body: { name: 'assistant', servers: [s.everything] } }), 409);
     for (const [body, expected] of [
       [{ name: '   ' }, ['name']],
       [{ servers: [] }, ['servers']],
       [{ name: null }, ['name']],
-      [{ tools: [{ serverId: everything }] }, ['tools.0.toolName']],
+      [{ tools: [{ serverId: s.everything }] }, ['tools.0.toolName']],
     ] as [unknown, string[]][]) {
-      const res = await t.request('PATCH', `/api/v1/virtual-servers/${virtualId}`, { key: a.key, body });
+      const res = await s.t.request('PATCH', `/api/v1/virtual-servers/${s.virtualId}`, { key: s.a.key, body });
       expectProblem(res, 400);
       expect({ body, fields: fields(res.body) }).toEqual({ body, fields: expected });
     }
-    const described = await t.request('PATCH', `/api/v1/virtual-servers/${virtualId}`, { key: a.key, body: { description: null } });
+    const described = await s.t.request('PATCH', `/api/v1/virtual-servers/${s.virtualId}`, { key: s.a.key, body: { description: null } });
     expect(described.body.description).toBeNull();
-    expect((await t.request('PATCH', `/api/v1/virtual-servers/${virtualId}`, { key: a.key, body: { description: 'Echo and remember' } })).body).toMatchObject({
+    expect((await s.t.request('PATCH', `/api/v1/virtual-servers/${s.virtualId}`, { key: s.a.key, body: { description: 'Echo and remember' } })).body).toMatchObject({
       description: 'Echo and remember',
-      servers: [everything, memory],
+      servers: [s.everything, s.memory],
     });
-    expect((await t.request('GET', '/api/v1/virtual-servers', { key: a.key })).body.virtualServers).toHaveLength(1);
+    expect((await s.t.request('GET', '/api/v1/virtual-servers', { key: s.a.key })).body.virtualServers).toHaveLength(1);
   });
 
   it("lets the admin make the platform's virtual servers, which every tenant may use and none may change", async () => {
-    const made = await t.request('POST', '/api/v1/virtual-servers', { body: { name: 'echo-only', tools: [{ serverId: everything, toolName: 'echo' }] } });
+    const made = await s.t.request('POST', '/api/v1/virtual-servers', { body: { name: 'echo-only', tools: [{ serverId: s.everything, toolName: 'echo' }] } });
     expect(made.status).toBe(201);
     expect(made.body.tenantId).toBeNull();
-    const client = await sdk1Client(vurl(made.body.id), b.key);
+    const client = await sdk1Client(vurl(made.body.id), s.b.key);
     try {
       expect((await client.listTools()).tools.map((x) => x.name)).toEqual(['everything__echo']);
     } finally {
       await client.close();
     }
-    expectProblem(await t.request('PATCH', `/api/v1/virtual-servers/${made.body.id}`, { key: b.key, body: { name: 'mine' } }), 403);
-    expect((await t.request('DELETE', `/api/v1/virtual-servers/${made.body.id}`)).status).toBe(204);
-    const audit = await t.request('GET', `/api/v1/audit?resourceId=${made.body.id}`);
+    expectProblem(await s.t.request('PATCH', `/api/v1/virtual-servers/${made.body.id}`, { key: s.b.key, body: { name: 'mine' } }), 403);
+    expect((await s.t.request('DELETE', `/api/v1/virtual-servers/${made.body.id}`)).status).toBe(204);
+    const audit = await s.t.request('GET', `/api/v1/audit?resourceId=${made.body.id}`);
     expect(audit.body.events.map((e: { action: string }) => e.action)).toEqual(['virtual-server.delete', 'virtual-server.create']);
   });
 
   it('drops a disabled member from tools/list within seconds and tells connected clients of both eras', async () => {
-    const client = await sdk1Client(vurl(virtualId), a.key);
-    const modern = await sdk2Client(vurl(virtualId), a.key, 'pinned');
+    const client = await sdk1Client(vurl(s.virtualId), s.a.key);
+    const modern = await sdk2Client(vurl(s.virtualId), s.a.key, 'pinned');
     let told = 0;
     let toldModern = 0;
     const notified = new Promise<void>((resolve) =>
@@ -283,9 +270,9 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
     try {
       expect((await client.listTools()).tools.some((x) => x.name.startsWith('memory__'))).toBe(true);
       // The 2025-era client opens its standalone stream after initialize: both streams are held once there are two.
-      await waitFor('the change streams', async () => streamCount(t) >= 2, 10_000, 50);
+      await waitFor('the change streams', async () => streamCount(s.t) >= 2, 10_000, 50);
       const started = Date.now();
-      expect((await t.request('PATCH', `/api/v1/servers/${memory}`, { body: { enabled: false } })).status).toBe(200);
+      expect((await s.t.request('PATCH', `/api/v1/servers/${s.memory}`, { body: { enabled: false } })).status).toBe(200);
       await notified;
       const tookMs = Date.now() - started;
       const { tools } = await client.listTools();
@@ -297,8 +284,8 @@ describe('virtual servers made of server-everything (stdio) and server-memory, t
       expect((await modern.listTools()).tools.some((x) => x.name.startsWith('memory__'))).toBe(false);
       process.stdout.write(`\nlist_changed after disabling a member: ${tookMs} ms\n`);
       // Enabled again: rediscovered, listed again under the same names, and told again.
-      expect((await t.request('PATCH', `/api/v1/servers/${memory}`, { body: { enabled: true } })).status).toBe(200);
-      await settled(t, memory, 60_000);
+      expect((await s.t.request('PATCH', `/api/v1/servers/${s.memory}`, { body: { enabled: true } })).status).toBe(200);
+      await settled(s.t, s.memory, 60_000);
       await waitFor('a second notification', async () => told >= 2, 15_000);
       expect((await client.listTools()).tools.some((x) => x.name === 'memory__read_graph')).toBe(true);
     } finally {
