@@ -96,65 +96,43 @@ const SCALAR_TYPES: Record<string, string> = {
   Bytes: 'bytea',
 };
 
-/** PostgreSQL's spelling (as format_type writes it) of a Prisma native type attribute `@db.X(args)`. */
+/**
+ * PostgreSQL's spelling (as format_type writes it) of each Prisma native type attribute `@db.X(args)`; `()` stands
+ * where the arguments go.
+ */
+const NATIVE_TYPES: Record<string, string> = {
+  Text: 'text',
+  Char: 'character()',
+  VarChar: 'character varying()',
+  Bit: 'bit()',
+  VarBit: 'bit varying()',
+  Uuid: 'uuid',
+  Xml: 'xml',
+  Inet: 'inet',
+  Citext: 'citext',
+  Boolean: 'boolean',
+  Integer: 'integer',
+  SmallInt: 'smallint',
+  BigInt: 'bigint',
+  Oid: 'oid',
+  DoublePrecision: 'double precision',
+  Real: 'real',
+  Decimal: 'numeric()',
+  Money: 'money',
+  Timestamp: 'timestamp() without time zone',
+  Timestamptz: 'timestamp() with time zone',
+  Date: 'date',
+  Time: 'time() without time zone',
+  Timetz: 'time() with time zone',
+  Json: 'json',
+  JsonB: 'jsonb',
+  ByteA: 'bytea',
+};
+
+/** PostgreSQL's spelling of a Prisma native type attribute `@db.X(args)`. */
 function nativeType(name: string, args: string[]): string {
-  const p = args.length > 0 ? `(${args.join(',')})` : '';
-  switch (name) {
-    case 'Text':
-      return 'text';
-    case 'Char':
-      return `character${p}`;
-    case 'VarChar':
-      return `character varying${p}`;
-    case 'Bit':
-      return `bit${p}`;
-    case 'VarBit':
-      return `bit varying${p}`;
-    case 'Uuid':
-      return 'uuid';
-    case 'Xml':
-      return 'xml';
-    case 'Inet':
-      return 'inet';
-    case 'Citext':
-      return 'citext';
-    case 'Boolean':
-      return 'boolean';
-    case 'Integer':
-      return 'integer';
-    case 'SmallInt':
-      return 'smallint';
-    case 'BigInt':
-      return 'bigint';
-    case 'Oid':
-      return 'oid';
-    case 'DoublePrecision':
-      return 'double precision';
-    case 'Real':
-      return 'real';
-    case 'Decimal':
-      return `numeric${p}`;
-    case 'Money':
-      return 'money';
-    case 'Timestamp':
-      return `timestamp${p} without time zone`;
-    case 'Timestamptz':
-      return `timestamp${p} with time zone`;
-    case 'Date':
-      return 'date';
-    case 'Time':
-      return `time${p} without time zone`;
-    case 'Timetz':
-      return `time${p} with time zone`;
-    case 'Json':
-      return 'json';
-    case 'JsonB':
-      return 'jsonb';
-    case 'ByteA':
-      return 'bytea';
-    default:
-      return `unknown native type @db.${name}`;
-  }
+  if (!Object.hasOwn(NATIVE_TYPES, name)) return `unknown native type @db.${name}`;
+  return NATIVE_TYPES[name].replace('()', args.length > 0 ? `(${args.join(',')})` : '');
 }
 
 /** A column default written the same way for both sides: casts dropped, now() for the current timestamp. */
