@@ -5,13 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Notification } from 'pg';
 
-/** A client of the embedded database that records the notifications it receives. */
-async function connect(url: string): Promise<{ client: Client; heard: string[] }> {
+/** A client of the embedded database that records the notifications it receives; `run` sends statements in order. */
+async function connect(url: string): Promise<{ client: Client; heard: string[]; run(...statements: string[]): Promise<void> }> {
   const client = new Client({ connectionString: url });
   const heard: string[] = [];
   client.on('notification', (n: Notification) => heard.push(`${n.channel}:${n.payload}`));
   await client.connect();
-  return { client, heard };
+  const run = async (...statements: string[]) => {
+    for (const sql of statements) await client.query(sql);
+  };
+  return { client, heard, run };
 }
 
 /** A round trip on every client: whatever was sent to them before has arrived. */
@@ -72,10 +75,8 @@ describe('notifications on the embedded database (one shared session, many clien
   it('delivers a notification to the client that listens, not to the one that notified', async () => {
     const a = await open();
     const b = await open();
-    await a.client.query('LISTEN jobs');
-    await b.client.query(`SELECT pg_notify('jobs', 'one')`);
-    await b.client.query(`NOTIFY jobs, 'two'`);
-    await b.client.query(`NOTIFY other, 'nobody listens'`);
+    await a.run('LISTEN jobs');
+    await b.run(`SELECT pg_notify('jobs', 'one')`, `NOTIFY jobs, 'two'`, `NOTIFY other, 'nobody listens'`);
     await settle(a.client, b.client);
     expect(a.heard).toEqual(['jobs:one', 'jobs:two']);
     expect(b.heard).toEqual([]);
@@ -85,14 +86,9 @@ describe('notifications on the embedded database (one shared session, many clien
     const a = await open();
     const b = await open();
     const c = await open();
-    await a.client.query('LISTEN jobs');
-    await b.client.query('LISTEN jobs');
-    await b.client.query('BEGIN');
-    await b.client.query(`NOTIFY jobs, 'in a transaction'`);
-    await b.client.query('COMMIT');
-    await c.client.query('BEGIN');
-    await c.client.query(`NOTIFY jobs, 'rolled back'`);
-    await c.client.query('ROLLBACK');
+    await a.run('LISTEN jobs');
+    await b.run('LISTEN jobs', 'BEGIN', `NOTIFY jobs, 'in a transaction'`, 'COMMIT');
+    await c.run('BEGIN', `NOTIFY jobs, 'rolled back'`, 'ROLLBACK');
     await settle(a.client, b.client, c.client);
     expect(a.heard).toEqual(['jobs:in a transaction']);
     expect(b.heard).toEqual(['jobs:in a transaction']);
@@ -103,8 +99,7 @@ describe('notifications on the embedded database (one shared session, many clien
     const a = await open();
     const b = await open();
     await a.client.query({ name: 'listen-jobs', text: '-- Subscribe to the shared channel.\n/* a block comment */\nLISTEN bullmq_jobs;\n' });
-    await a.client.query('LISTEN "Mixed Case"');
-    await a.client.query('listen Folded');
+    await a.run('LISTEN "Mixed Case"', 'listen Folded');
     await b.client.query(`SELECT pg_notify('bullmq_jobs', 'q'), pg_notify('Mixed Case', 'm'), pg_notify('folded', 'f')`);
     await settle(a.client);
     expect(a.heard.sort()).toEqual(['Mixed Case:m', 'bullmq_jobs:q', 'folded:f']);
@@ -114,11 +109,9 @@ describe('notifications on the embedded database (one shared session, many clien
     const a = await open();
     const b = await open();
     const notifier = await open();
-    await a.client.query('LISTEN rolled');
-    await b.client.query('BEGIN');
-    await b.client.query('UNLISTEN rolled');
-    await b.client.query('ROLLBACK');
-    await notifier.client.query(`NOTIFY rolled, 'still heard'`);
+    await a.run('LISTEN rolled');
+    await b.run('BEGIN', 'UNLISTEN rolled', 'ROLLBACK');
+    await notifier.run(`NOTIFY rolled, 'still heard'`);
     await settle(a.client, b.client);
     expect(a.heard).toEqual(['rolled:still heard']);
     expect(b.heard).toEqual([]);
@@ -129,14 +122,12 @@ describe('notifications on the embedded database (one shared session, many clien
     const a = await open();
     const b = await open();
     const notifier = await open();
-    await a.client.query('LISTEN jobs');
-    await b.client.query('LISTEN jobs');
-    await b.client.query('UNLISTEN jobs');
-    await notifier.client.query(`NOTIFY jobs, 'after b left the channel'`);
-    await b.client.query('LISTEN jobs');
-    await b.client.query('UNLISTEN *');
-    await notifier.client.query(`NOTIFY jobs, 'after b left every channel'`);
-    await b.client.query('LISTEN jobs');
+    await a.run('LISTEN jobs');
+    await b.run('LISTEN jobs', 'UNLISTEN jobs');
+    await notifier.run(`NOTIFY jobs, 'after b left the channel'`);
+    await b.run('LISTEN jobs', 'UNLISTEN *');
+    await notifier.run(`NOTIFY jobs, 'after b left every channel'`);
+    await b.run('LISTEN jobs');
     await b.client.end();
     await new Promise((r) => setTimeout(r, 50));
     await notifier.client.query(`NOTIFY jobs, 'after b disconnected'`);
