@@ -40,6 +40,15 @@ describeBrowser('console in Chromium', () => {
     await h?.close();
   });
 
+  /** The console, signed in with the admin key. */
+  const asAdmin = () => signIn(context, t.baseUrl, t.adminKey);
+  /** The console signed in with the admin key, on the screen its navigation link `name` leads to. */
+  const adminOn = async (name: string) => {
+    const page = await asAdmin();
+    await page.getByRole('link', { name }).click();
+    return page;
+  };
+
   it('serves the console at / with a strict CSP, hashed assets cached for a year and index.html revalidated', async () => {
     const index = await fetch(t.baseUrl + '/');
     expect(index.status).toBe(200);
@@ -91,7 +100,7 @@ describeBrowser('console in Chromium', () => {
   });
 
   it('signs the admin in, registers server-everything over stdio through the form, and shows CONNECTED without a reload', async () => {
-    const page = await signIn(context, t.baseUrl, t.adminKey);
+    const page = await asAdmin();
     // Landmarks a screen reader offers: banner, navigation, main.
     for (const role of ['banner', 'navigation', 'main'] as const) expect(await page.getByRole(role).count()).toBeGreaterThanOrEqual(1);
     expect(await page.evaluate(() => Object.keys(sessionStorage))).toContain('mcpr.console.apiKey');
@@ -122,8 +131,7 @@ describeBrowser('console in Chromium', () => {
   });
 
   it('calls a tool through a form generated from its input schema and shows the result as the model sees it', async () => {
-    const page = await signIn(context, t.baseUrl, t.adminKey);
-    await page.getByRole('link', { name: 'everything' }).click();
+    const page = await adminOn('everything');
     await page.locator('li[data-tool="get-sum"] > details > summary').click();
     await page.getByRole('link', { name: 'Try get-sum' }).click();
     await page.getByLabel(/^a/).fill('2');
@@ -173,7 +181,7 @@ describeBrowser('console in Chromium', () => {
     });
     const server = await registerServer(t, { name: 'rich', kind: 'BUILT_IN', transport: 'streamable-http', url: richServer.url });
     await settled(t, server.id);
-    const page = await signIn(context, t.baseUrl, t.adminKey);
+    const page = await asAdmin();
     await page.goto(`${t.baseUrl}/#/servers/${server.id}/tools/book_trip`);
     await page.getByLabel(/^city/).fill('Lisbon');
     await page.getByLabel(/^nights/).fill('3');
@@ -196,8 +204,7 @@ describeBrowser('console in Chromium', () => {
   });
 
   it('finds tools from a task in plain words, with scores and servers, one click from trying one', async () => {
-    const page = await signIn(context, t.baseUrl, t.adminKey);
-    await page.getByRole('link', { name: 'Search tools' }).click();
+    const page = await adminOn('Search tools');
     await page.getByLabel('Task').fill('add two numbers together');
     await page.getByRole('button', { name: 'Search' }).click();
     const first = page.locator('.result-item').first();
@@ -273,7 +280,7 @@ describeBrowser('console in Chromium', () => {
     });
     const server = await registerServer(t, { name: 'hostile', kind: 'BUILT_IN', transport: 'streamable-http', url: hostile.url });
     await settled(t, server.id);
-    const page = await signIn(context, t.baseUrl, t.adminKey);
+    const page = await asAdmin();
     await page.goto(`${t.baseUrl}/#/servers/${server.id}`);
     await page.getByRole('heading', { name: 'hostile', level: 1 }).waitFor();
     await page.locator('li[data-tool="read_file"] > details > summary').click();
@@ -293,8 +300,7 @@ describeBrowser('console in Chromium', () => {
   });
 
   it('lets the admin make a tenant key (shown once, with a copy button), revoke it, and read the audit log', async () => {
-    const page = await signIn(context, t.baseUrl, t.adminKey);
-    await page.getByRole('link', { name: 'Tenants' }).click();
+    const page = await adminOn('Tenants');
     await page.getByLabel("New tenant's name").fill('acme');
     await page.getByRole('button', { name: 'Create tenant' }).click();
     await page.getByRole('link', { name: 'acme', exact: true }).click();
@@ -327,7 +333,7 @@ describeBrowser('console in Chromium', () => {
     const token = `s3cr3t-console-${Date.now()}-token`;
     const server = await registerServer(t, { name: 'editable', kind: 'BUILT_IN', transport: 'streamable-http', url: tenantServer.url });
     await settled(t, server.id);
-    const page = await signIn(context, t.baseUrl, t.adminKey);
+    const page = await asAdmin();
     const bodies = recordBodies(page);
     await page.goto(`${t.baseUrl}/#/servers/${server.id}`);
     const badge = page.locator('.title-row .badge');
@@ -388,7 +394,7 @@ describeBrowser('console in Chromium', () => {
   });
 
   it('shows the API field errors of a refused registration beside their fields', async () => {
-    const page = await signIn(context, t.baseUrl, t.adminKey);
+    const page = await asAdmin();
     await page.getByRole('link', { name: 'Register', exact: true }).click();
     await page.getByLabel('Name', { exact: true }).fill('bad');
     await page.getByLabel('URL').fill('not a url');
