@@ -37,7 +37,10 @@ export function useStand<T extends object>(setup: (keep: Keep) => Promise<T>, ti
     made = await setup(keep);
   }, timeoutMs);
   afterAll(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
+    // Every one is closed even when one before it fails; the first failure is the hook's.
+    const failures: unknown[] = [];
+    for (const close of closers.splice(0).reverse()) await Promise.resolve().then(close).catch((e: unknown) => failures.push(e));
+    if (failures.length > 0) throw failures[0];
   });
   return readThrough(stand);
 }
