@@ -208,7 +208,23 @@ async function main() {
         (tenantName ? ', the tenant' : ''),
     );
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    // A failed step can leave a process writing into DATA_DIR: it is stopped first, so that removing the
+    // directory cannot fail and hide the step's own failure.
+    await Promise.all(
+      started.map(async (proc) => {
+        try {
+          process.kill(-proc.child.pid, 'SIGKILL');
+        } catch {
+          return; // already gone
+        }
+        await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 5000).unref())]);
+      }),
+    );
+    try {
+      rmSync(dataDir, { recursive: true, force: true });
+    } catch (err) {
+      note(`could not remove ${dataDir}: ${err.message}`);
+    }
   }
 }
 
