@@ -4,7 +4,7 @@ import { ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/auth.decorators';
 import { ApiEndpoint } from '../common/api-endpoint.decorator';
 import { ApiAuthenticated } from '../common/api-problems.decorator';
-import { IdParam } from '../common/ids';
+import { ServerIdParam } from '../common/ids';
 import { PUBLISHED_SERVER_JSON } from './catalog.examples';
 import { V0ListQueryDto, V0VersionQueryDto } from './registry-v0.dto';
 import { RegistryV0Service, ServerList, ServerResponse } from './registry-v0.service';
@@ -80,7 +80,7 @@ export class ServerJsonController {
     ok: { description: 'A server.json', example: PUBLISHED_SERVER_JSON },
     problems: [404],
   })
-  serverJson(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server (the serverId of the RPC API)') id: string): Promise<Record<string, unknown>> {
+  serverJson(@CurrentPrincipal() principal: Principal, @ServerIdParam() id: string): Promise<Record<string, unknown>> {
     return this.registry.serverJson(principal, id);
   }
 }

@@ -12,12 +12,17 @@ import {
 } from '../common/api-examples';
 import { ApiEndpoint } from '../common/api-endpoint.decorator';
 import { ApiAuthenticated } from '../common/api-problems.decorator';
-import { IdParam } from '../common/ids';
+import { DocumentedParam, ServerIdParam } from '../common/ids';
 import { ToolChangeListDto, ToolDecisionBodyDto, ToolDecisionDto, ToolOverrideBodyDto, ToolOverrideDto, ToolOverrideListDto } from './server-tools.dto';
 import { ServerToolsService } from './server-tools.service';
 
-const SERVER = 'the server (the serverId of the RPC API)';
-const ToolNameParam = () => ApiParam({ name: 'toolName', description: "The tool's name as the server lists it (URL-encoded)", example: 'create_issue' });
+/** The `toolName` path parameter: a tool of the server, by the name it lists it under. */
+const ToolNameParam = (): ParameterDecorator =>
+  DocumentedParam(Param('toolName'), ApiParam({ name: 'toolName', description: "The tool's name as the server lists it (URL-encoded)", example: 'create_issue' }));
+
+/** The body of a decision on a tool definition, with its example under `name`. */
+const DecisionBody = (name: 'approve' | 'reject') =>
+  ApiJsonBody(ToolDecisionBodyDto, { [name]: { summary: 'The hash GET tool-changes showed', value: { hash: TOOL_DECISION_EXAMPLE.hash } } });
 
 @ApiTags('tool integrity')
 @ApiAuthenticated()
@@ -34,30 +39,28 @@ export class ServerToolsController {
     ok: { type: ToolChangeListDto, example: TOOL_CHANGES_EXAMPLE },
     problems: [403, 404],
   })
-  changes(@CurrentPrincipal() principal: Principal, @IdParam('id', SERVER) id: string): Promise<ToolChangeListDto> {
+  changes(@CurrentPrincipal() principal: Principal, @ServerIdParam() id: string): Promise<ToolChangeListDto> {
     return this.tools.changes(principal, id);
   }
 
   @Post('tool-changes/:toolName/approve')
-  @ToolNameParam()
   @ApiEndpoint({
     summary: "Approve a tool's waiting (or rejected) definition, named by its hash: it is served from now on",
     description: 'A hash that is not the definition the tool has now (it changed again meanwhile) is a 409: read tool-changes again. Audited.',
     ok: { type: ToolDecisionDto, example: TOOL_DECISION_EXAMPLE },
     problems: [400, 403, 404, 409],
   })
-  @ApiJsonBody(ToolDecisionBodyDto, { approve: { summary: 'The hash GET tool-changes showed', value: { hash: TOOL_DECISION_EXAMPLE.hash } } })
+  @DecisionBody('approve')
   approve(
     @CurrentPrincipal() principal: Principal,
-    @IdParam('id', SERVER) id: string,
-    @Param('toolName') toolName: string,
+    @ServerIdParam() id: string,
+    @ToolNameParam() toolName: string,
     @Body() body: ToolDecisionBodyDto,
   ): Promise<ToolDecisionDto> {
     return this.tools.decide(principal, id, toolName, body.hash, 'approve');
   }
 
   @Post('tool-changes/:toolName/reject')
-  @ToolNameParam()
   @ApiEndpoint({
     summary: "Reject a tool's waiting definition, named by its hash: the tool stays out until its definition changes again or is approved",
     description:
@@ -66,11 +69,11 @@ export class ServerToolsController {
     ok: { type: ToolDecisionDto, example: { ...TOOL_DECISION_EXAMPLE, approval: 'rejected' } },
     problems: [400, 403, 404, 409],
   })
-  @ApiJsonBody(ToolDecisionBodyDto, { reject: { summary: 'The hash GET tool-changes showed', value: { hash: TOOL_DECISION_EXAMPLE.hash } } })
+  @DecisionBody('reject')
   reject(
     @CurrentPrincipal() principal: Principal,
-    @IdParam('id', SERVER) id: string,
-    @Param('toolName') toolName: string,
+    @ServerIdParam() id: string,
+    @ToolNameParam() toolName: string,
     @Body() body: ToolDecisionBodyDto,
   ): Promise<ToolDecisionDto> {
     return this.tools.decide(principal, id, toolName, body.hash, 'reject');
@@ -82,12 +85,11 @@ export class ServerToolsController {
     ok: { type: ToolOverrideListDto, example: { serverId: EXAMPLE_IDS.server, overrides: [TOOL_OVERRIDE_EXAMPLE] } },
     problems: [403, 404],
   })
-  async overrides(@CurrentPrincipal() principal: Principal, @IdParam('id', SERVER) id: string): Promise<ToolOverrideListDto> {
+  async overrides(@CurrentPrincipal() principal: Principal, @ServerIdParam() id: string): Promise<ToolOverrideListDto> {
     return { serverId: id, overrides: await this.tools.overrides(principal, id) };
   }
 
   @Put('tools/:toolName/override')
-  @ToolNameParam()
   @ApiEndpoint({
     summary: "Override a tool's title, description or annotations, or disable it (its owner, or the admin for the platform's servers)",
     description:
@@ -100,17 +102,16 @@ export class ServerToolsController {
   @ApiJsonBody(ToolOverrideBodyDto, TOOL_OVERRIDE_BODY_EXAMPLES)
   putOverride(
     @CurrentPrincipal() principal: Principal,
-    @IdParam('id', SERVER) id: string,
-    @Param('toolName') toolName: string,
+    @ServerIdParam() id: string,
+    @ToolNameParam() toolName: string,
     @Body() body: ToolOverrideBodyDto,
   ): Promise<ToolOverrideDto> {
     return this.tools.putOverride(principal, id, toolName, body);
   }
 
   @Delete('tools/:toolName/override')
-  @ToolNameParam()
   @ApiEndpoint({ summary: "Remove a tool's override: the server's own definition is served again (enabled, if it was disabled)", noContent: 'Removed', problems: [403, 404] })
-  deleteOverride(@CurrentPrincipal() principal: Principal, @IdParam('id', SERVER) id: string, @Param('toolName') toolName: string): Promise<void> {
+  deleteOverride(@CurrentPrincipal() principal: Principal, @ServerIdParam() id: string, @ToolNameParam() toolName: string): Promise<void> {
     return this.tools.deleteOverride(principal, id, toolName);
   }
 }

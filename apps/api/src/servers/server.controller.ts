@@ -1,6 +1,6 @@
 import { Principal } from '@app/domain';
 import { Body, Controller, Delete, Get, Patch, Post, Query, Res } from '@nestjs/common';
-import { IdParam } from '../common/ids';
+import { ServerIdParam } from '../common/ids';
 import { ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal } from '../auth/auth.decorators';
@@ -85,7 +85,7 @@ export class ServerController {
 
   @Get(':id')
   @ApiEndpoint({ summary: 'One server', ok: { type: ServerDto, example: SERVER_EXAMPLE }, problems: [404] })
-  get(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server (the serverId of the RPC API)') id: string): Promise<ServerDto> {
+  get(@CurrentPrincipal() principal: Principal, @ServerIdParam() id: string): Promise<ServerDto> {
     return this.servers.get(principal, id);
   }
 
@@ -97,13 +97,13 @@ export class ServerController {
     problems: [400, 403, 404, 409, 413],
   })
   @ApiJsonBody(UpdateServerDto, UPDATE_SERVER_EXAMPLES)
-  update(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server (the serverId of the RPC API)') id: string, @Body() body: UpdateServerDto): Promise<ServerDto> {
+  update(@CurrentPrincipal() principal: Principal, @ServerIdParam() id: string, @Body() body: UpdateServerDto): Promise<ServerDto> {
     return this.servers.update(principal, id, body);
   }
 
   @Delete(':id')
   @ApiEndpoint({ summary: 'Delete a server (its owner, or the admin), with its tools and discovery history', noContent: 'Deleted', problems: [403, 404] })
-  delete(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server (the serverId of the RPC API)') id: string): Promise<void> {
+  delete(@CurrentPrincipal() principal: Principal, @ServerIdParam() id: string): Promise<void> {
     return this.servers.delete(principal, id);
   }
 
@@ -117,13 +117,13 @@ export class ServerController {
     },
     problems: [403, 404, 409],
   })
-  discover(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server (the serverId of the RPC API)') id: string): Promise<ServerDto> {
+  discover(@CurrentPrincipal() principal: Principal, @ServerIdParam() id: string): Promise<ServerDto> {
     return this.servers.discover(principal, id);
   }
 
   @Get(':id/tools')
   @ApiEndpoint({ summary: 'The tools as last discovered', ok: { type: ToolListDto, example: { serverId: EXAMPLE_IDS.server, tools: [TOOL_EXAMPLE] } }, problems: [404] })
-  tools(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server (the serverId of the RPC API)') id: string): Promise<ToolListDto> {
+  tools(@CurrentPrincipal() principal: Principal, @ServerIdParam() id: string): Promise<ToolListDto> {
     return this.servers.tools(principal, id);
   }
 
@@ -133,7 +133,7 @@ export class ServerController {
     ok: { type: DiscoveryRunPageDto, example: { serverId: EXAMPLE_IDS.server, runs: [DISCOVERY_RUN_EXAMPLE] } },
     problems: [400, 403, 404],
   })
-  discoveries(@CurrentPrincipal() principal: Principal, @IdParam('id', 'the server (the serverId of the RPC API)') id: string, @Query() query: DiscoveriesQueryDto): Promise<DiscoveryRunPageDto> {
+  discoveries(@CurrentPrincipal() principal: Principal, @ServerIdParam() id: string, @Query() query: DiscoveriesQueryDto): Promise<DiscoveryRunPageDto> {
     return this.servers.discoveries(principal, id, query);
   }
 }

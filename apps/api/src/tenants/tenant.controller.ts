@@ -12,6 +12,9 @@ import { ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto, CreateTenantDto, Tena
 import { TenantService } from './tenant.service';
 import { API_KEY_EXAMPLE, ApiJsonBody, CREATED_KEY_EXAMPLE, PAGE_TOKEN_EXAMPLE, TENANT_EXAMPLE } from '../common/api-examples';
 
+/** The `tenantId` path parameter: a tenant's id. */
+const TenantIdParam = (): ParameterDecorator => IdParam('tenantId', 'the tenant', EXAMPLE_IDS.tenant);
+
 @ApiTags('tenants')
 @ApiAuthenticated()
 @AdminOnly()
@@ -45,7 +48,7 @@ export class TenantController {
 
   @Get('tenants/:tenantId')
   @ApiEndpoint({ summary: 'One tenant, with the limits that apply to it (admin only)', ok: { type: TenantDto, example: TENANT_EXAMPLE }, problems: [403, 404] })
-  get(@IdParam('tenantId', 'the tenant', EXAMPLE_IDS.tenant) tenantId: string): Promise<TenantDto> {
+  get(@TenantIdParam() tenantId: string): Promise<TenantDto> {
     return this.tenants.get(tenantId);
   }
 
@@ -59,7 +62,7 @@ export class TenantController {
   @ApiJsonBody(UpdateTenantDto, {
     limits: { summary: 'Let the tenant own 500 servers; return its tool limit to the platform default', value: { limits: { maxServers: 500, maxTools: null } } },
   })
-  update(@CurrentPrincipal() principal: Principal, @IdParam('tenantId', 'the tenant', EXAMPLE_IDS.tenant) tenantId: string, @Body() body: UpdateTenantDto): Promise<TenantDto> {
+  update(@CurrentPrincipal() principal: Principal, @TenantIdParam() tenantId: string, @Body() body: UpdateTenantDto): Promise<TenantDto> {
     return this.tenants.update(principal, tenantId, body);
   }
 
@@ -70,13 +73,13 @@ export class TenantController {
     problems: [400, 403, 404],
   })
   @ApiJsonBody(CreateApiKeyDto, { key: { summary: 'A key labelled ci', value: { name: 'ci' } } })
-  createKey(@CurrentPrincipal() principal: Principal, @IdParam('tenantId', 'the tenant', EXAMPLE_IDS.tenant) tenantId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+  createKey(@CurrentPrincipal() principal: Principal, @TenantIdParam() tenantId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     return this.keys.create(principal, tenantId, body);
   }
 
   @Get('tenants/:tenantId/api-keys')
   @ApiEndpoint({ summary: "List a tenant's keys, without the keys themselves (admin only)", ok: { type: ApiKeyListDto, example: { apiKeys: [API_KEY_EXAMPLE] } }, problems: [403, 404] })
-  listKeys(@IdParam('tenantId', 'the tenant', EXAMPLE_IDS.tenant) tenantId: string): Promise<ApiKeyListDto> {
+  listKeys(@TenantIdParam() tenantId: string): Promise<ApiKeyListDto> {
     return this.keys.list(tenantId);
   }
 
