@@ -1,39 +1,25 @@
 import { FieldError, LimitInfo } from '@app/domain';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { DocumentedFields } from '../common/api-fields';
 
-export class ProblemFieldError {
-  @ApiProperty({ description: 'The field, as a dotted path', example: 'url' })
-  field!: string;
+export class ProblemFieldError extends DocumentedFields({
+  field: ['The field, as a dotted path', 'url'],
+  message: ['What is wrong with it', 'must be a URL'],
+}) {}
 
-  @ApiProperty({ description: 'What is wrong with it', example: 'must be a URL' })
-  message!: string;
-}
-
-export class ProblemLimit {
-  @ApiProperty({ description: "The limit, as the tenant's limits name it", example: 'maxServers' })
-  name!: string;
-
-  @ApiProperty({ description: 'Its value for this tenant', example: 200 })
-  value!: number;
-
-  @ApiProperty({ description: 'The environment variable of its platform default', example: 'TENANT_MAX_SERVERS' })
-  variable!: string;
-}
+export class ProblemLimit extends DocumentedFields({
+  name: ["The limit, as the tenant's limits name it", 'maxServers'],
+  value: ['Its value for this tenant', 200],
+  variable: ['The environment variable of its platform default', 'TENANT_MAX_SERVERS'],
+}) {}
 
 /** RFC 9457 problem details: the body of every error. */
-export class ProblemDto {
-  @ApiProperty({ description: 'The problem type: /problems/<slug>, one per kind of problem (docs/errors.md lists them)', example: '/problems/invalid-input' })
-  type!: string;
-
-  @ApiProperty({ description: 'Short summary of the problem type', example: 'Invalid input' })
-  title!: string;
-
-  @ApiProperty({ description: 'HTTP status code', example: 400 })
-  status!: number;
-
-  @ApiProperty({ description: 'What went wrong in this occurrence', example: 'url: must be a URL' })
-  detail!: string;
-
+export class ProblemDto extends DocumentedFields({
+  type: ['The problem type: /problems/<slug>, one per kind of problem (docs/errors.md lists them)', '/problems/invalid-input'],
+  title: ['Short summary of the problem type', 'Invalid input'],
+  status: ['HTTP status code', 400],
+  detail: ['What went wrong in this occurrence', 'url: must be a URL'],
+}) {
   @ApiPropertyOptional({ description: 'One entry per invalid field', type: [ProblemFieldError] })
   errors?: FieldError[];
 
