@@ -17,31 +17,36 @@ const DESCRIPTIONS: Record<number, string> = {
   504: 'The upstream MCP server did not answer in time (CALL_TIMEOUT_MS without progress, CALL_MAX_TIMEOUT_MS in all)',
 };
 
-/** One example body per status, as the API answers it (docs/errors.md lists the types). */
-const EXAMPLES: Record<number, { title: string; detail: string; errors?: { field: string; message: string }[] }> = {
-  400: {
-    title: 'Invalid input',
-    detail: 'url: must be an absolute http(s) URL of at most 2048 characters, without a user name or password (those go in credentials)',
-    errors: [{ field: 'url', message: 'must be an absolute http(s) URL of at most 2048 characters, without a user name or password (those go in credentials)' }],
-  },
-  401: { title: 'Unauthorized', detail: 'the API key is unknown or revoked' },
-  403: { title: 'Forbidden', detail: 'only the platform administrator may do this' },
-  404: { title: 'Not found', detail: 'server 0193a5b2-7c1e-7d3a-9f40-5e6d7c8b9a01 not found' },
-  405: { title: 'Method not allowed', detail: 'DELETE is not supported: this endpoint keeps no sessions' },
-  406: { title: 'Not acceptable', detail: 'Not Acceptable: the change stream is text/event-stream' },
-  409: { title: 'Conflict', detail: 'a server named "github" already exists for this owner' },
-  413: { title: 'Payload too large', detail: 'the request body is too large' },
-  422: { title: 'Not configured', detail: 'Pipedream Connect is not configured: set PIPEDREAM_CLIENT_ID, PIPEDREAM_CLIENT_SECRET and PIPEDREAM_PROJECT_ID' },
-  429: { title: 'Too many requests', detail: 'this tenant is over its limit of tool calls per minute; try again in 12 s' },
-  502: { title: 'Upstream error', detail: 'the server answered 401 Unauthorized: the credentials are missing, wrong or expired' },
-  503: { title: 'Service unavailable', detail: 'the database is not answering; try again shortly' },
-  504: { title: 'Upstream timeout', detail: 'the server did not answer within 30 s' },
+const URL_RULE = 'must be an absolute http(s) URL of at most 2048 characters, without a user name or password (those go in credentials)';
+
+/** One example detail per status, as the API answers it (docs/errors.md lists the types). */
+const EXAMPLE_DETAILS: Record<number, string> = {
+  400: `url: ${URL_RULE}`,
+  401: 'the API key is unknown or revoked',
+  403: 'only the platform administrator may do this',
+  404: 'server 0193a5b2-7c1e-7d3a-9f40-5e6d7c8b9a01 not found',
+  405: 'DELETE is not supported: this endpoint keeps no sessions',
+  406: 'Not Acceptable: the change stream is text/event-stream',
+  409: 'a server named "github" already exists for this owner',
+  413: 'the request body is too large',
+  422: 'Pipedream Connect is not configured: set PIPEDREAM_CLIENT_ID, PIPEDREAM_CLIENT_SECRET and PIPEDREAM_PROJECT_ID',
+  429: 'this tenant is over its limit of tool calls per minute; try again in 12 s',
+  502: 'the server answered 401 Unauthorized: the credentials are missing, wrong or expired',
+  503: 'the database is not answering; try again shortly',
+  504: 'the server did not answer within 30 s',
 };
 
-/** The example problem document of a status. */
+/**
+ * The example problem document of a status: its type, the type's slug in words as its title ("not-found": "Not
+ * found"), and the example detail (for a 400, with the field it names).
+ */
 export function problemExample(status: number): Record<string, unknown> {
-  const e = EXAMPLES[status] ?? { title: 'Error', detail: 'the request could not be answered' };
-  return { type: problemType(status), title: e.title, status, detail: e.detail, ...(e.errors ? { errors: e.errors } : {}) };
+  const type = problemType(status);
+  const detail = EXAMPLE_DETAILS[status];
+  if (detail === undefined) return { type, title: 'Error', status, detail: 'the request could not be answered' };
+  const slug = type.slice('/problems/'.length).replace(/-/g, ' ');
+  const title = slug.charAt(0).toUpperCase() + slug.slice(1);
+  return { type, title, status, detail, ...(status === 400 ? { errors: [{ field: 'url', message: URL_RULE }] } : {}) };
 }
 
 /** Documents the RFC 9457 problem answers an endpoint can give, each with an example of its own status. */
