@@ -4,6 +4,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsEntityId } from '../common/ids';
 import { PageOf, PageQueryDto } from '../common/page.dto';
+import { JsonObject, NullableText } from '../common/api-fields';
 
 export class AuditQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Only events concerning this tenant' })
@@ -36,10 +37,10 @@ export class AuditEventDto {
   @ApiProperty({ description: 'Who acted', enum: ['admin', 'tenant', 'system'] })
   actorType!: string;
 
-  @ApiProperty({ description: "The acting key's id ('admin' for the admin key), or what the platform acted on at start", nullable: true, type: String })
+  @NullableText("The acting key's id ('admin' for the admin key), or what the platform acted on at start")
   actorId!: string | null;
 
-  @ApiProperty({ description: 'The tenant concerned (null for the platform)', nullable: true, type: String })
+  @NullableText('The tenant concerned (null for the platform)')
   tenantId!: string | null;
 
   @ApiProperty({ description: 'What was done, as resource.verb', example: 'server.create' })
@@ -48,13 +49,13 @@ export class AuditEventDto {
   @ApiProperty({ description: 'The kind of resource', example: 'server' })
   resourceType!: string;
 
-  @ApiProperty({ description: 'The resource id', nullable: true, type: String })
+  @NullableText('The resource id')
   resourceId!: string | null;
 
   @ApiProperty({ description: 'Outcome', example: 'ok' })
   outcome!: string;
 
-  @ApiProperty({ description: 'What changed: names and labels, never credential values', type: 'object', additionalProperties: true })
+  @JsonObject('What changed: names and labels, never credential values')
   detail!: Record<string, unknown>;
 }
 

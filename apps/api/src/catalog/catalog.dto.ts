@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageOf, PageQueryDto } from '../common/page.dto';
+import { JsonObject, NullableText } from '../common/api-fields';
 
 const STATUSES = ['active', 'deprecated', 'deleted'] as const;
 
@@ -27,7 +28,7 @@ export class CatalogEntryDto {
   @ApiProperty({ description: 'The published version' })
   version!: string;
 
-  @ApiProperty({ description: 'The server.json title', type: String, nullable: true })
+  @NullableText('The server.json title')
   title!: string | null;
 
   @ApiProperty({ description: 'The server.json description' })
@@ -39,13 +40,13 @@ export class CatalogEntryDto {
   @ApiProperty({ description: 'active, deprecated or deleted (a deleted entry is listed only when asked for)', enum: STATUSES })
   status!: string;
 
-  @ApiProperty({ description: 'Why the status was set, when the publisher said', type: String, nullable: true })
+  @NullableText('Why the status was set, when the publisher said')
   statusMessage!: string | null;
 
-  @ApiProperty({ description: "The owning tenant; null for the platform's catalog", type: String, nullable: true })
+  @NullableText("The owning tenant; null for the platform's catalog")
   tenantId!: string | null;
 
-  @ApiProperty({ description: 'The catalog source the entry was synced from; null when imported', type: String, nullable: true })
+  @NullableText('The catalog source the entry was synced from; null when imported')
   sourceId!: string | null;
 
   @ApiProperty({ description: 'When the entry was first published here' })
@@ -54,7 +55,7 @@ export class CatalogEntryDto {
   @ApiProperty({ description: 'When the entry last changed' })
   updatedAt!: string;
 
-  @ApiProperty({ description: 'The server.json as given (schema 2025-12-11)', type: 'object', additionalProperties: true })
+  @JsonObject('The server.json as given (schema 2025-12-11)')
   server!: Record<string, unknown>;
 }
 

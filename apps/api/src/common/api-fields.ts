@@ -20,3 +20,18 @@ export function DocumentedFields<P extends Record<string, ExampledField>>(fields
   }
   return Fields as Class<FieldsOf<P>>;
 }
+
+/** A text that may be null (the description says what null means). */
+export const NullableText = (description: string): PropertyDecorator => ApiProperty({ description, nullable: true, type: String });
+
+/** A number that may be null (the description says what null means). */
+export const NullableNumber = (description: string): PropertyDecorator => ApiProperty({ description, nullable: true, type: Number });
+
+/** A list of texts: names, ids. */
+export const TextList = (description: string): PropertyDecorator => ApiProperty({ description, type: [String] });
+
+/** An object of texts by name: labels, headers. */
+export const TextMap = (description: string): PropertyDecorator => ApiProperty({ description, type: 'object', additionalProperties: { type: 'string' } });
+
+/** A JSON object, whatever its fields. */
+export const JsonObject = (description: string): PropertyDecorator => ApiProperty({ description, type: 'object', additionalProperties: true });

@@ -6,6 +6,7 @@ import { IsEntityId } from '../common/ids';
 import { IsOptionalNotNull, IsWireKind, IsWireStatus } from '../common/validators';
 import { ToolDefinitionDto } from '../servers/server.dto';
 import { PageOf } from '../common/page.dto';
+import { TextList } from '../common/api-fields';
 
 export class GetServerInfoDto {
   @ApiProperty({ description: 'The server (its id, from mcp-list-servers or mcp-search-tools)' })
@@ -55,7 +56,7 @@ export class McpServerInfoDto {
   @ApiProperty({ description: 'Version the server reported (empty until discovered)' })
   version!: string;
 
-  @ApiProperty({ description: 'Capabilities reported by the server, e.g. ["tools","resources","prompts","logging"]', type: [String] })
+  @TextList('Capabilities reported by the server, e.g. ["tools","resources","prompts","logging"]')
   capabilities!: string[];
 
   @ApiProperty({

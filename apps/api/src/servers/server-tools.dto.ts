@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsOptionalNotNull } from '../common/validators';
 import { ServerScopedDto, ToolDefinitionDto } from './server.dto';
+import { NullableText } from '../common/api-fields';
 
 /** Bounds of an override (the definition it goes over is bounded by discovery: 256 KiB). */
 export const OVERRIDE_LIMITS = { title: 512, description: 16 * 1024, annotationsBytes: 16 * 1024, toolName: REQUEST_LIMITS.toolNameMaxLength } as const;
@@ -31,7 +32,7 @@ export class ToolChangeDto {
   @ApiProperty({ description: "sha256 of the waiting definition's RFC 8785 canonical JSON: what approve and reject take" })
   hash!: string;
 
-  @ApiProperty({ description: 'Hash of the definition approved before (null: none)', nullable: true, type: String })
+  @NullableText('Hash of the definition approved before (null: none)')
   approvedHash!: string | null;
 
   @ApiProperty({ description: 'When this definition was first seen (ISO 8601)' })
@@ -116,10 +117,10 @@ export class ToolOverrideDto extends ServerScopedDto {
   @ApiProperty({ description: "The tool (its upstream name: calls use it)" })
   toolName!: string;
 
-  @ApiProperty({ description: 'The title over the server’s (null: the server’s)', nullable: true, type: String })
+  @NullableText('The title over the server’s (null: the server’s)')
   title!: string | null;
 
-  @ApiProperty({ description: 'The description over the server’s (null: the server’s)', nullable: true, type: String })
+  @NullableText('The description over the server’s (null: the server’s)')
   description!: string | null;
 
   @ApiProperty({ description: 'The annotations in place of the server’s (null: the server’s)', nullable: true, type: 'object', additionalProperties: true })

@@ -24,6 +24,7 @@ import { IsEntityId } from '../common/ids';
 import { PageOf, PageQueryDto } from '../common/page.dto';
 import { IsHttpUrl, IsOptionalNotNull, IsResourceName, IsStringRecord, IsWireKind, IsWireStatus, PRINTABLE } from '../common/validators';
 import { ENV_NAME, HEADER_NAME, LIMITS, METADATA_KEY, RESERVED_HEADERS, RESERVED_SECRET_HEADERS } from './server.limits';
+import { JsonObject, NullableNumber, NullableText, TextList, TextMap } from '../common/api-fields';
 
 const TRANSPORTS = Object.values(TransportType);
 
@@ -358,19 +359,19 @@ export class ServerDto {
   @ApiProperty({ description: 'Transport', enum: TRANSPORTS })
   transport!: string;
 
-  @ApiProperty({ description: 'Endpoint of a remote server', nullable: true, type: String })
+  @NullableText('Endpoint of a remote server')
   url!: string | null;
 
-  @ApiProperty({ description: 'stdio: the program', nullable: true, type: String })
+  @NullableText('stdio: the program')
   command!: string | null;
 
-  @ApiProperty({ description: 'stdio: the arguments', type: [String] })
+  @TextList('stdio: the arguments')
   args!: string[];
 
   @ApiPropertyOptional({ description: "stdio: the program's environment (shown to the admin and the owner only)", type: 'object', additionalProperties: { type: 'string' } })
   env?: Record<string, string>;
 
-  @ApiProperty({ description: 'Non-secret headers', type: 'object', additionalProperties: { type: 'string' } })
+  @TextMap('Non-secret headers')
   headers!: Record<string, string>;
 
   @ApiProperty({ description: 'Whether credentials are stored (they are never returned)' })
@@ -385,43 +386,43 @@ export class ServerDto {
   @ApiProperty({ description: 'Whether the platform discovers and calls it' })
   enabled!: boolean;
 
-  @ApiProperty({ description: 'Labels', type: 'object', additionalProperties: { type: 'string' } })
+  @TextMap('Labels')
   metadata!: Record<string, string>;
 
-  @ApiProperty({ description: 'Re-discovery period in seconds (null: the default)', nullable: true, type: Number })
+  @NullableNumber('Re-discovery period in seconds (null: the default)')
   discoveryIntervalSeconds!: number | null;
 
-  @ApiProperty({ description: 'INTEGRATION: the Pipedream app', nullable: true, type: String })
+  @NullableText('INTEGRATION: the Pipedream app')
   appSlug!: string | null;
 
-  @ApiProperty({ description: 'INTEGRATION: the connected Pipedream account', nullable: true, type: String })
+  @NullableText('INTEGRATION: the connected Pipedream account')
   accountId!: string | null;
 
-  @ApiProperty({ description: "Owning tenant; null for the platform's servers", nullable: true, type: String })
+  @NullableText("Owning tenant; null for the platform's servers")
   tenantId!: string | null;
 
   @ApiProperty({ description: 'Connection status', enum: STATUS_WIRE_NAMES })
   status!: string;
 
-  @ApiProperty({ description: 'Why the status is what it is (the last error, or that discovery is pending)', nullable: true, type: String })
+  @NullableText('Why the status is what it is (the last error, or that discovery is pending)')
   statusReason!: string | null;
 
   @ApiProperty({ description: 'Version the server reported (empty until discovered)' })
   version!: string;
 
-  @ApiProperty({ description: 'Name the server reported about itself', nullable: true, type: String })
+  @NullableText('Name the server reported about itself')
   serverName!: string | null;
 
-  @ApiProperty({ description: 'Title the server reported', nullable: true, type: String })
+  @NullableText('Title the server reported')
   serverTitle!: string | null;
 
-  @ApiProperty({ description: 'MCP protocol revision negotiated', nullable: true, type: String })
+  @NullableText('MCP protocol revision negotiated')
   protocolVersion!: string | null;
 
-  @ApiProperty({ description: 'Instructions the server gave', nullable: true, type: String })
+  @NullableText('Instructions the server gave')
   instructions!: string | null;
 
-  @ApiProperty({ description: 'Capabilities the server reported, e.g. ["tools","resources"]', type: [String] })
+  @TextList('Capabilities the server reported, e.g. ["tools","resources"]')
   capabilities!: string[];
 
   @ApiProperty({ description: 'Tools found by the last discovery (those waiting for a decision included)' })
@@ -433,13 +434,13 @@ export class ServerDto {
   @ApiProperty({ description: 'Tool definitions waiting for a decision (GET /api/v1/servers/{id}/tool-changes)' })
   pendingToolChanges!: number;
 
-  @ApiProperty({ description: 'Resources found by the last discovery', nullable: true, type: Number })
+  @NullableNumber('Resources found by the last discovery')
   resourceCount!: number | null;
 
-  @ApiProperty({ description: 'Prompts found by the last discovery', nullable: true, type: Number })
+  @NullableNumber('Prompts found by the last discovery')
   promptCount!: number | null;
 
-  @ApiProperty({ description: 'Resource templates found by the last discovery (null: the server declares no resources, or the list failed)', nullable: true, type: Number })
+  @NullableNumber('Resource templates found by the last discovery (null: the server declares no resources, or the list failed)')
   resourceTemplateCount!: number | null;
 
   @ApiProperty({
@@ -452,13 +453,13 @@ export class ServerDto {
   })
   listingErrors!: Record<string, string> | null;
 
-  @ApiProperty({ description: 'When a discovery was last asked for', nullable: true, type: String })
+  @NullableText('When a discovery was last asked for')
   discoveryRequestedAt!: string | null;
 
-  @ApiProperty({ description: 'When discovery last succeeded', nullable: true, type: String })
+  @NullableText('When discovery last succeeded')
   lastDiscoveredAt!: string | null;
 
-  @ApiProperty({ description: 'When the next scheduled discovery is due', nullable: true, type: String })
+  @NullableText('When the next scheduled discovery is due')
   nextDiscoveryAt!: string | null;
 
   @ApiProperty({ description: 'Registered at (ISO 8601)' })
@@ -485,7 +486,7 @@ export class ToolDefinitionDto {
   @ApiPropertyOptional({ description: 'What the tool does' })
   description?: string;
 
-  @ApiProperty({ description: 'JSON Schema of the arguments', type: 'object', additionalProperties: true })
+  @JsonObject('JSON Schema of the arguments')
   inputSchema!: Record<string, unknown>;
 
   @ApiPropertyOptional({ description: 'JSON Schema of the structured result', type: 'object', additionalProperties: true })
@@ -568,40 +569,40 @@ export class DiscoveryRunDto {
   @ApiProperty({ description: 'Started at (ISO 8601)' })
   startedAt!: string;
 
-  @ApiProperty({ description: 'Finished at', nullable: true, type: String })
+  @NullableText('Finished at')
   finishedAt!: string | null;
 
-  @ApiProperty({ description: 'Duration in milliseconds', nullable: true, type: Number })
+  @NullableNumber('Duration in milliseconds')
   durationMs!: number | null;
 
   @ApiProperty({ description: 'Outcome', enum: ['RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] })
   outcome!: string;
 
-  @ApiProperty({ description: 'Why it failed', nullable: true, type: String })
+  @NullableText('Why it failed')
   error!: string | null;
 
-  @ApiProperty({ description: 'Tools found', nullable: true, type: Number })
+  @NullableNumber('Tools found')
   toolCount!: number | null;
 
-  @ApiProperty({ description: 'Tools that appeared', type: [String] })
+  @TextList('Tools that appeared')
   added!: string[];
 
-  @ApiProperty({ description: 'Tools that disappeared', type: [String] })
+  @TextList('Tools that disappeared')
   removed!: string[];
 
-  @ApiProperty({ description: 'Tools whose definition changed', type: [String] })
+  @TextList('Tools whose definition changed')
   changed!: string[];
 
   @ApiProperty({ description: 'Tools the server listed that were not valid and were left out, with why', type: [DroppedToolDto] })
   dropped!: DroppedToolDto[];
 
-  @ApiProperty({ description: "sha256 of the listing's RFC 8785 canonical JSON (tool name to definition hash); null unless it succeeded", nullable: true, type: String })
+  @NullableText("sha256 of the listing's RFC 8785 canonical JSON (tool name to definition hash); null unless it succeeded")
   toolsHash!: string | null;
 
   @ApiProperty({ description: 'For each changed tool: the fields whose value changed, and its hashes before and after', type: [ToolChangeSummaryDto] })
   changes!: ToolChangeSummaryDto[];
 
-  @ApiProperty({ description: 'Tools whose new or changed definition this run held for a decision (tool policy pinned or approval)', type: [String] })
+  @TextList('Tools whose new or changed definition this run held for a decision (tool policy pinned or approval)')
   held!: string[];
 }
 

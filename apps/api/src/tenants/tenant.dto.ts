@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { IsResourceName, PRINTABLE } from '../common/validators';
 import { PageOf } from '../common/page.dto';
+import { NullableText } from '../common/api-fields';
 
 export class CreateTenantDto {
   @ApiProperty({ description: 'Unique tenant name (1 to 200 characters)', example: 'acme', maxLength: 200 })
@@ -127,7 +128,7 @@ export class ApiKeyDto {
   @ApiProperty({ description: 'The tenant the key acts for' })
   tenantId!: string;
 
-  @ApiProperty({ description: 'The label given at creation', nullable: true, type: String })
+  @NullableText('The label given at creation')
   name!: string | null;
 
   @ApiProperty({ description: 'The first characters of the key, to tell keys apart', example: 'mcpr_3q2abc' })
@@ -136,10 +137,10 @@ export class ApiKeyDto {
   @ApiProperty({ description: 'When the key was made (ISO 8601)' })
   createdAt!: string;
 
-  @ApiProperty({ description: 'When the key was revoked, if it was', nullable: true, type: String })
+  @NullableText('When the key was revoked, if it was')
   revokedAt!: string | null;
 
-  @ApiProperty({ description: 'Roughly when the key was last used (to the minute)', nullable: true, type: String })
+  @NullableText('Roughly when the key was last used (to the minute)')
   lastUsedAt!: string | null;
 }
 

@@ -5,6 +5,7 @@ import { EXAMPLE_IDS } from '../common/api-examples';
 import { IsEntityId } from '../common/ids';
 import { PageOf, PageQueryDto } from '../common/page.dto';
 import { IsOptionalNotNull, IsResourceName } from '../common/validators';
+import { NullableText, TextList } from '../common/api-fields';
 
 /** Bounds of a virtual server. */
 export const VIRTUAL_LIMITS = { name: 200, description: 2000, servers: 100, tools: 500, toolName: 256 } as const;
@@ -79,10 +80,10 @@ export class VirtualServerDto {
   @ApiProperty({ type: String, nullable: true })
   description!: string | null;
 
-  @ApiProperty({ description: "The owning tenant; null for the platform's (visible to every tenant)", type: String, nullable: true })
+  @NullableText("The owning tenant; null for the platform's (visible to every tenant)")
   tenantId!: string | null;
 
-  @ApiProperty({ description: 'Whole member servers, in the order given', type: [String] })
+  @TextList('Whole member servers, in the order given')
   servers!: string[];
 
   @ApiProperty({ description: 'Single member tools, in the order given', type: [VirtualToolRefDto] })
