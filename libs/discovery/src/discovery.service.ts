@@ -13,11 +13,10 @@ import {
 } from '@app/mcp';
 import { RUNTIME, Runtime } from '@app/platform';
 import type { DiscoveryTrigger } from '@app/queue';
-import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { storableField, storableJson, storableText, UncleanableError, uncleanableFailure } from './discovered-text';
-import { DISCOVERY_LIMITS } from './discovery.tokens';
 import { listItems } from './item-lister';
 import { DEFAULT_LISTING_LIMITS, listAllTools, ListingLimits } from './tool-lister';
 import { ToolChangeWatcher } from './tool-change-watcher';
@@ -109,7 +108,8 @@ function sleep(ms: number): Promise<void> {
 export class DiscoveryService implements OnModuleDestroy {
   /** This process's name on the leases it takes. */
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  private readonly limits: ListingLimits;
+  /** The bounds of one server's listings (pages, tools, items, bytes). */
+  private readonly limits: ListingLimits = DEFAULT_LISTING_LIMITS;
   /** Sessions still being ended, remote ones after their attempt returned (see run()). */
   private readonly closing = new Set<Promise<unknown>>();
   /** Each server's tenant, as looked up for jobs queued without it (see tenantOf()). */
@@ -120,10 +120,7 @@ export class DiscoveryService implements OnModuleDestroy {
     private readonly state: DiscoveryStateRepository,
     private readonly sessions: ServerSessions,
     private readonly watcher: ToolChangeWatcher,
-    @Optional() @Inject(DISCOVERY_LIMITS) limits?: Partial<ListingLimits>,
-  ) {
-    this.limits = { ...DEFAULT_LISTING_LIMITS, ...limits };
-  }
+  ) {}
 
   /** Lets the sessions still being ended finish (each within CLOSE_WAIT_MS). */
   async onModuleDestroy(): Promise<void> {

@@ -3,7 +3,7 @@ import { DiscoveryRequests } from './discovery-requests';
 import { connectionFingerprint, connectionOf, ServerRecord, StoredCredentials } from '@app/domain';
 import { McpFailure, McpFailureCode, McpSession, PooledHttpTransport, ServerSessions } from '@app/mcp';
 import { RUNTIME, Runtime } from '@app/platform';
-import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 
 export interface WatchLimits {
   /** Long-lived sessions one worker keeps open at most. */
@@ -21,7 +21,6 @@ export interface WatchLimits {
 }
 
 export const DEFAULT_WATCH_LIMITS: WatchLimits = { maxSessions: 32, debounceMs: 2000, settleMs: 1000, pingMs: 60_000 };
-export const WATCH_LIMITS = Symbol('WATCH_LIMITS');
 
 interface Watch {
   serverId: string;
@@ -47,17 +46,14 @@ interface Watch {
 export class ToolChangeWatcher implements OnModuleDestroy {
   private readonly watches = new Map<string, Watch>();
   private stopped = false;
-  private readonly limits: WatchLimits;
+  private readonly limits: WatchLimits = DEFAULT_WATCH_LIMITS;
 
   constructor(
     @Inject(RUNTIME) private readonly runtime: Runtime,
     private readonly sessions: ServerSessions,
     private readonly state: DiscoveryStateRepository,
     private readonly requests: DiscoveryRequests,
-    @Optional() @Inject(WATCH_LIMITS) limits?: Partial<WatchLimits>,
-  ) {
-    this.limits = { ...DEFAULT_WATCH_LIMITS, ...limits };
-  }
+  ) {}
 
   /** How many servers this worker watches now. */
   get size(): number {
