@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { PROBLEM_TYPES } from '../../apps/api/src/http/problem';
+import { PROBLEM_TITLES, PROBLEM_TYPES } from '../../apps/api/src/http/problem';
 import { useTestApp } from '../support/app';
 import { expectProblem, makeTenant, TenantKey } from '../support/tenants';
 
@@ -27,10 +27,12 @@ describe('problem documents: one type scheme, one message per field', () => {
     a = await makeTenant(t);
   });
 
-  it('names every problem type /problems/<slug>, each documented in docs/errors.md', async () => {
+  it('names every problem type /problems/<slug> with its one title, each documented in docs/errors.md', async () => {
     const seen = new Map<number, string>();
     const record = (res: { status: number; body: any; headers: Headers }) => {
       expectProblem(res, res.status);
+      // Domain errors, the framework's refusals and the body parser's alike.
+      expect(res.body.title).toBe(PROBLEM_TITLES[res.status]);
       seen.set(res.status, res.body.type);
     };
     record(await t.request('POST', '/api/v1/tenants', { body: {} }));
@@ -49,15 +51,17 @@ describe('problem documents: one type scheme, one message per field', () => {
     for (const [status, type] of seen) {
       expect(type).toBe(`/problems/${PROBLEM_TYPES[status]}`);
     }
-    // Every type the registry can answer is on the errors page, with its status.
-    for (const [status, slug] of Object.entries(PROBLEM_TYPES)) expect(doc).toMatch(new RegExp(`\\| \`/problems/${slug}\` \\| ${status} \\|`));
+    // Every type the registry can answer is on the errors page, with its status and title.
+    for (const [status, slug] of Object.entries(PROBLEM_TYPES)) {
+      expect(doc).toMatch(new RegExp(`\\| \`/problems/${slug}\` \\| ${status} \\| ${PROBLEM_TITLES[Number(status)]} \\|`));
+    }
   });
 
   it('answers what the HTTP parser refuses (headers too large) with a problem document too', async () => {
     const res = await rawGet(t.baseUrl, '/api/v1/servers', { authorization: `Bearer ${a.key}`, 'x-padding': 'x'.repeat(20_000) });
     expect(res.status).toBe(431);
     expect(res.type).toBe('application/problem+json');
-    expect(res.body).toMatchObject({ type: '/problems/request-header-fields-too-large', status: 431 });
+    expect(res.body).toMatchObject({ type: '/problems/request-header-fields-too-large', title: PROBLEM_TITLES[431], status: 431 });
   });
 
   it('gives one message per field: "is required" for a missing one, the type rule for a wrong type', async () => {

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import { PROBLEM_CONTENT_TYPE, problemType } from '../http/problem';
+import { PROBLEM_CONTENT_TYPE, problemTitle, problemType } from '../http/problem';
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid input: malformed JSON, unknown fields, wrong types or values; `errors` names each field',
@@ -36,17 +36,11 @@ const EXAMPLE_DETAILS: Record<number, string> = {
   504: 'the server did not answer within 30 s',
 };
 
-/**
- * The example problem document of a status: its type, the type's slug in words as its title ("not-found": "Not
- * found"), and the example detail (for a 400, with the field it names).
- */
+/** The example problem document of a status: its type and title, and the example detail (for a 400, with the field it names). */
 export function problemExample(status: number): Record<string, unknown> {
-  const type = problemType(status);
   const detail = EXAMPLE_DETAILS[status];
-  if (detail === undefined) return { type, title: 'Error', status, detail: 'the request could not be answered' };
-  const slug = type.slice('/problems/'.length).replace(/-/g, ' ');
-  const title = slug.charAt(0).toUpperCase() + slug.slice(1);
-  return { type, title, status, detail, ...(status === 400 ? { errors: [{ field: 'url', message: URL_RULE }] } : {}) };
+  if (detail === undefined) return { type: problemType(status), title: 'Error', status, detail: 'the request could not be answered' };
+  return { type: problemType(status), title: problemTitle(status), status, detail, ...(status === 400 ? { errors: [{ field: 'url', message: URL_RULE }] } : {}) };
 }
 
 /** Documents the RFC 9457 problem answers an endpoint can give, each with an example of its own status. */

@@ -2,7 +2,7 @@ import { RUNTIME, Runtime } from '@app/platform';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import type { Server } from 'node:http';
-import { PROBLEM_CONTENT_TYPE, problemType } from './problem';
+import { PROBLEM_CONTENT_TYPE, problemTitle, problemType } from './problem';
 
 /** After the calls and jobs, what is still being answered gets at least this long to be written. */
 const LAST_ANSWERS_MS = 1000;
@@ -32,7 +32,7 @@ export class HttpDrain implements BeforeApplicationShutdown {
         res.status(503).type(PROBLEM_CONTENT_TYPE).send(
           JSON.stringify({
             type: problemType(503),
-            title: 'Service unavailable',
+            title: problemTitle(503),
             status: 503,
             detail: 'the registry is stopping; send the request again (another replica will answer it)',
           }),

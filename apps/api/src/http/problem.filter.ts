@@ -1,24 +1,10 @@
 import { DomainError, isLimitRefusal, RateLimitedError, ServiceUnavailableError } from '@app/domain';
 import { DATABASE_RETRY_AFTER_SECONDS } from '@app/database';
 import { RUNTIME, Runtime } from '@app/platform';
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject, Logger, Optional } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject, Logger, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import { PROBLEM_CONTENT_TYPE, ProblemDto, problemType } from './problem';
-
-const TITLES: Record<number, string> = {
-  400: 'Invalid input',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not found',
-  405: 'Method not allowed',
-  409: 'Conflict',
-  413: 'Payload too large',
-  415: 'Unsupported media type',
-  429: 'Too many requests',
-  500: 'Internal server error',
-  503: 'Service unavailable',
-};
+import { PROBLEM_CONTENT_TYPE, ProblemDto, problemTitle, problemType } from './problem';
 
 /** What to say for a body-parser refusal, without quoting the body. */
 const BODY_PARSER_DETAILS: Record<string, string> = {
@@ -73,7 +59,7 @@ export class ProblemFilter implements ExceptionFilter {
       const parserType = (exception.cause as { type?: unknown } | undefined)?.type;
       return {
         type: problemType(status),
-        title: TITLES[status] ?? HttpStatus[status] ?? 'Error',
+        title: problemTitle(status),
         status,
         detail: typeof parserType === 'string' && BODY_PARSER_DETAILS[parserType] ? BODY_PARSER_DETAILS[parserType] : this.httpDetail(exception, status, req),
       };
@@ -81,21 +67,14 @@ export class ProblemFilter implements ExceptionFilter {
     // body-parser errors arrive as plain errors carrying a status.
     const e = exception as { status?: number; type?: string; message?: string };
     if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
-      const detail =
-        e.type === 'entity.parse.failed'
-          ? 'the request body is not valid JSON'
-          : e.type === 'entity.too.large'
-            ? 'the request body is too large'
-            : e.type === 'encoding.unsupported' || e.type === 'charset.unsupported'
-              ? 'the request body encoding is not supported'
-              : (e.message ?? 'bad request');
-      return { type: problemType(e.status), title: TITLES[e.status] ?? 'Bad request', status: e.status, detail };
+      const detail = (e.type !== undefined ? BODY_PARSER_DETAILS[e.type] : undefined) ?? e.message ?? 'bad request';
+      return { type: problemType(e.status), title: problemTitle(e.status), status: e.status, detail };
     }
     const errorId = randomUUID();
     this.logger.error({ errorId, err: exception, path: req.path }, 'unhandled error');
     return {
       type: problemType(500),
-      title: TITLES[500],
+      title: problemTitle(500),
       status: 500,
       detail: `an internal error occurred; quote error id ${errorId}`,
       errorId,

@@ -60,6 +60,38 @@ export const PROBLEM_TYPES: Record<number, string> = {
   504: 'upstream-timeout',
 };
 
+/** Each problem type's title: the same for every answer of its status, whichever part of the registry gives it. */
+export const PROBLEM_TITLES: Record<number, string> = {
+  400: 'Invalid input',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  406: 'Not acceptable',
+  408: 'Request timeout',
+  409: 'Conflict',
+  413: 'Payload too large',
+  414: 'URI too long',
+  415: 'Unsupported media type',
+  422: 'Not configured',
+  429: 'Too many requests',
+  431: 'Request header fields too large',
+  500: 'Internal server error',
+  502: 'Upstream error',
+  503: 'Service unavailable',
+  504: 'Upstream timeout',
+};
+
+/** A status without a type of its own is answered as invalid input (4xx) or an internal error (5xx). */
+function typedStatus(status: number): number {
+  return PROBLEM_TYPES[status] ? status : status >= 500 ? 500 : 400;
+}
+
 export function problemType(status: number): string {
-  return `/problems/${PROBLEM_TYPES[status] ?? (status >= 500 ? 'internal-error' : 'invalid-input')}`;
+  return `/problems/${PROBLEM_TYPES[typedStatus(status)]}`;
+}
+
+/** The title of the problem type a status is answered with. */
+export function problemTitle(status: number): string {
+  return PROBLEM_TITLES[typedStatus(status)];
 }
