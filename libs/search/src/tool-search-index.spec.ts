@@ -1,3 +1,5 @@
+import { maySee } from '@app/domain';
+import fc from 'fast-check';
 import { splitPurpose } from './fields';
 import { DEFAULT_RANKING } from './ranking';
 import { describeArguments, ToolSearchIndex } from './tool-search-index';
@@ -229,6 +231,42 @@ describe('ToolSearchIndex scoping', () => {
     }
     crowded.upsertServerTools('mine', [tool('mine', 'deploy', { tenantId: 'me', description: 'Start a rollout' })]);
     expect(names(crowded, 'deploy app', { visible: { type: 'tenant', tenantId: 'me' }, limit: 5 })).toEqual(['mine:deploy']);
+  });
+});
+
+describe('ToolSearchIndex scoping through changes', () => {
+  const tenants = ['acme', 'globex', 'initech', null] as const;
+  const words = ['invoice', 'order', 'email', 'deploy', 'report'];
+  // servers that change hands between tenants and the platform, lose their tools and come back, with
+  // compactions on the way; each search of a viewer must be what filtering every tool by maySee gives
+  const change = fc.record({
+    server: fc.integer({ min: 0, max: 39 }),
+    owner: fc.constantFrom(...tenants),
+    tools: fc.array(fc.constantFrom(...words), { maxLength: 6 }),
+  });
+
+  it('answers a viewer exactly as a filter over every tool would', () => {
+    fc.assert(
+      fc.property(fc.array(change, { minLength: 1, maxLength: 120 }), fc.constantFrom('acme', 'globex', 'nobody'), (changes, tenantId) => {
+        const index = new ToolSearchIndex();
+        changes.forEach((c, n) => {
+          const id = `s${c.server}`;
+          index.upsertServerTools(
+            id,
+            c.tools.map((w, i) => tool(id, `${w}_${i}`, { tenantId: c.owner, description: `Handles the ${w} of ${c.owner ?? 'everyone'}` })),
+          );
+          if (n % 40 === 39) index.compact();
+        });
+        for (const viewer of [{ type: 'tenant' as const, tenantId, keyId: 'k' }, { type: 'admin' as const, keyId: 'admin' as const }]) {
+          for (const q of [...words, 'handles the email', 'acme order']) {
+            const scoped = index.search(q, { visible: viewer, limit: 50 });
+            const filtered = index.search(q, { visible: (doc) => maySee(viewer, doc.tenantId), limit: 50 });
+            expect(scoped).toEqual(filtered);
+          }
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 

@@ -38,6 +38,13 @@ const MAX_SLOTS = 1 << (32 - SLOT_SHIFT);
  * in its name about 180; one in the rest of a description about 85, in an argument about 65.
  */
 const STRONG_IMPACT = 100;
+/** Owner codes of slots (slotOwner) and viewers (viewerCode). */
+const DEAD = -1;
+const PLATFORM = 0;
+const ANY_OWNER = -2;
+const NO_TENANT = -3;
+/** Scores are rounded to millionths (so that float sums in another order rank the same); a bound allows for it. */
+const SCORE_ROUNDING = 1e-6;
 /**
  * A typed word found in more than this share of all tools is looked up in its strong list only: that a
  * tenth of the registry mentions "file" somewhere in its notes says nothing, and walking them would be the
@@ -128,10 +135,16 @@ export class ToolSearchIndex {
   private readonly retain: (doc: ToolDocument) => ToolDocument;
 
   private readonly servers = new Map<string, ServerEntry>();
+  /** A small number per tenant that owns tools here, from 1 on (never reused: a tenant's count is small). */
+  private readonly tenantCodes = new Map<string, number>();
 
   // per slot
   private slotDocs: (ToolDocument | undefined)[] = [];
-  private slotAlive = new Uint8Array(1024);
+  /**
+   * Per slot: whose tool it is (PLATFORM, or the tenant's code in tenantCodes), or DEAD once removed. Searches
+   * for a tenant skip the other tenants' tools as they read the postings.
+   */
+  private slotOwner = new Int32Array(1024);
   private slotNameLengths = new Uint8Array(1024);
   private slotActions = new Uint8Array(1024);
   private slotCount = 0;
@@ -235,17 +248,34 @@ export class ToolSearchIndex {
     if (this.liveCount === 0) return [];
     const query = rewriteIdioms(request);
     const accept = acceptor(options);
+    const viewer = this.viewerCode(options.visible);
     for (const relaxed of [false, true]) {
       const groups = this.parseQuery(query, relaxed);
       if (groups.length === 0) continue;
-      const hits = this.run(query, groups, limit, accept, relaxed);
+      const hits = this.run(query, groups, limit, accept, viewer, relaxed);
       if (hits.length > 0) return hits;
     }
-    return this.bestGuess(limit, accept);
+    return this.bestGuess(limit, accept, viewer);
   }
 
-  private run(query: string, groups: QueryGroup[], limit: number, accept: (doc: ToolDocument) => boolean, relaxed: boolean): SearchHit[] {
-    const touchedCount = this.accumulate(groups);
+  /**
+   * The owner code whose tools (and the platform's) a viewer sees, ANY_OWNER for the administrator and for a
+   * predicate (which `accept` applies), or NO_TENANT for a tenant that owns nothing here.
+   */
+  private viewerCode(visible: Visibility): number {
+    if (typeof visible === 'function' || visible?.type !== 'tenant') return ANY_OWNER;
+    return this.tenantCodes.get(visible.tenantId) ?? NO_TENANT;
+  }
+
+  private ownerCode(tenantId: string | null): number {
+    if (tenantId === null) return PLATFORM;
+    let code = this.tenantCodes.get(tenantId);
+    if (code === undefined) this.tenantCodes.set(tenantId, (code = this.tenantCodes.size + 1));
+    return code;
+  }
+
+  private run(query: string, groups: QueryGroup[], limit: number, accept: (doc: ToolDocument) => boolean, viewer: number, relaxed: boolean): SearchHit[] {
+    const touchedCount = this.accumulate(groups, viewer);
     try {
       return this.select(query, groups.length, touchedCount, limit, accept, relaxed);
     } finally {
@@ -257,14 +287,14 @@ export class ToolSearchIndex {
    * What to offer when no word of the request is known in any form: the tools that answer open questions
    * or search, else any tools the caller may see, in a fixed order. Every one is marked low.
    */
-  private bestGuess(limit: number, accept: (doc: ToolDocument) => boolean): SearchHit[] {
+  private bestGuess(limit: number, accept: (doc: ToolDocument) => boolean, viewer: number): SearchHit[] {
     const groups = this.parseQuery(BEST_GUESS_QUERY, false);
-    const general = groups.length > 0 ? this.run(BEST_GUESS_QUERY, groups, limit, accept, true) : [];
+    const general = groups.length > 0 ? this.run(BEST_GUESS_QUERY, groups, limit, accept, viewer, true) : [];
     if (general.length > 0) return general.map((h) => ({ ...h, score: 0, confidence: 'low' }));
     const out: Candidate[] = [];
     for (let slot = 0; slot < this.slotCount; slot++) {
       const doc = this.slotDocs[slot];
-      if (this.slotAlive[slot] === 0 || doc === undefined) continue;
+      if (this.slotOwner[slot] === DEAD || doc === undefined) continue;
       if (out.length === limit && compare(0, doc, slot, out[out.length - 1]) >= 0) continue;
       if (!accept(doc)) continue;
       insertSorted(out, { slot, score: 0, doc, match: 0, nameMatch: 0 }, limit);
@@ -278,8 +308,8 @@ export class ToolSearchIndex {
     const entry = this.servers.get(serverId);
     if (!entry) return;
     for (const slot of entry.slots) {
-      if (this.slotAlive[slot] === 0) continue;
-      this.slotAlive[slot] = 0;
+      if (this.slotOwner[slot] === DEAD) continue;
+      this.slotOwner[slot] = DEAD;
       this.slotDocs[slot] = undefined;
       this.liveCount--;
       this.deadCount++;
@@ -291,7 +321,7 @@ export class ToolSearchIndex {
     const slot = this.slotCount++;
     this.ensureSlotCapacity(this.slotCount);
     this.slotDocs[slot] = this.retain(p.doc);
-    this.slotAlive[slot] = 1;
+    this.slotOwner[slot] = this.ownerCode(p.doc.tenantId);
     this.slotNameLengths[slot] = Math.min(p.nameLength, 0xff);
     this.slotActions[slot] = p.actions;
     for (const [term, low] of p.terms) this.appendPosting(this.termIdOf(term), slot * (1 << SLOT_SHIFT) + low);
@@ -336,12 +366,12 @@ export class ToolSearchIndex {
   }
 
   private ensureSlotCapacity(needed: number): void {
-    if (needed <= this.slotAlive.length) return;
-    let cap = this.slotAlive.length;
+    if (needed <= this.slotOwner.length) return;
+    let cap = this.slotOwner.length;
     while (cap < needed) cap *= 2;
-    const alive = new Uint8Array(cap);
-    alive.set(this.slotAlive);
-    this.slotAlive = alive;
+    const owner = new Int32Array(cap);
+    owner.set(this.slotOwner);
+    this.slotOwner = owner;
     const nameLengths = new Uint8Array(cap);
     nameLengths.set(this.slotNameLengths);
     this.slotNameLengths = nameLengths;
@@ -362,17 +392,17 @@ export class ToolSearchIndex {
   compact(): void {
     const remap = new Int32Array(this.slotCount).fill(-1);
     let next = 0;
-    for (let slot = 0; slot < this.slotCount; slot++) if (this.slotAlive[slot] === 1) remap[slot] = next++;
+    for (let slot = 0; slot < this.slotCount; slot++) if (this.slotOwner[slot] !== DEAD) remap[slot] = next++;
 
     const docs: (ToolDocument | undefined)[] = new Array(next);
-    const alive = new Uint8Array(Math.max(1024, next));
-    const nameLengths = new Uint8Array(alive.length);
-    const actions = new Uint8Array(alive.length);
+    const owner = new Int32Array(Math.max(1024, next));
+    const nameLengths = new Uint8Array(owner.length);
+    const actions = new Uint8Array(owner.length);
     for (let slot = 0; slot < this.slotCount; slot++) {
       const to = remap[slot];
       if (to < 0) continue;
       docs[to] = this.slotDocs[slot];
-      alive[to] = 1;
+      owner[to] = this.slotOwner[slot];
       nameLengths[to] = this.slotNameLengths[slot];
       actions[to] = this.slotActions[slot];
     }
@@ -409,7 +439,7 @@ export class ToolSearchIndex {
     for (const entry of this.servers.values()) entry.slots = entry.slots.map((s) => remap[s]).filter((s) => s >= 0);
 
     this.slotDocs = docs;
-    this.slotAlive = alive;
+    this.slotOwner = owner;
     this.slotNameLengths = nameLengths;
     this.slotActions = actions;
     this.slotCount = next;
@@ -553,7 +583,7 @@ export class ToolSearchIndex {
 
   private ensureScratch(): void {
     if (this.acc.length >= this.slotCount) return;
-    const cap = Math.max(1024, this.slotAlive.length);
+    const cap = Math.max(1024, this.slotOwner.length);
     this.acc = new Float64Array(cap);
     this.groupBest = new Float64Array(cap);
     this.matchedGroups = new Float32Array(cap);
@@ -565,7 +595,8 @@ export class ToolSearchIndex {
   }
 
   /** BM25F over the postings of the query's terms; returns how many slots got a score. */
-  private accumulate(groups: QueryGroup[]): number {
+  /** Adds up the matches of the viewer's tools (see viewerCode); the number of tools it touched. */
+  private accumulate(groups: QueryGroup[], viewer: number): number {
     this.ensureScratch();
     const n = this.slotCount;
     const scale = (this.ranking.k1 + 1) / IMPACT_MASK;
@@ -577,7 +608,7 @@ export class ToolSearchIndex {
     const nameHit = this.groupNameHit;
     const touched = this.touched;
     const groupTouched = this.groupTouched;
-    const alive = this.slotAlive;
+    const owner = this.slotOwner;
     let touchedCount = 0;
 
     for (const group of groups) {
@@ -592,7 +623,9 @@ export class ToolSearchIndex {
           for (let i = 0; i < count; i++) {
             const posting = list[i];
             const slot = posting >>> SLOT_SHIFT;
-            if (alive[slot] === 0) continue;
+            const o = owner[slot];
+            // the platform's and the viewer's own tools; any live one for ANY_OWNER
+            if (o !== PLATFORM && o !== viewer && (o === DEAD || viewer !== ANY_OWNER)) continue;
             const s = w * (posting & IMPACT_MASK);
             const prev = best[slot];
             if (prev === 0) {
@@ -637,10 +670,18 @@ export class ToolSearchIndex {
     const pool = serverDecay < 1 ? Math.min(MAX_LIMIT * 2, limit * 3) : limit;
     const top: Candidate[] = [];
     let floor = -1;
+    // The most the factors after the coverage one can multiply a score by, with and without the exact-name
+    // boost: once the pool is full, a tool that could not reach its last place even so is not scored further.
+    const factorBound = (1 + Math.max(0, nameCoverage)) * Math.max(1, fullNameBoost) * Math.max(1, actionAgree, actionConflict);
+    const exactBound = factorBound * Math.max(1, exactNameBoost);
     for (let i = 0; i < touchedCount; i++) {
       const slot = this.touched[i];
       let score = this.acc[slot] * (1 + (coverage * (this.matchedGroups[slot] - 1)) / groupCount);
       const nameLength = this.slotNameLengths[slot];
+      if (score * factorBound + SCORE_ROUNDING < floor) {
+        const exactPossible = nameLength > 0 && (typedNames.size > 0 || nameLength === queryWords.length);
+        if (!exactPossible || score * exactBound + SCORE_ROUNDING < floor) continue;
+      }
       if (nameLength > 0) {
         const covered = this.nameGroups[slot];
         score *= 1 + (nameCoverage * Math.min(covered, nameLength)) / nameLength;
