@@ -1,5 +1,7 @@
 import { ProtocolError, Server as ModernServer } from '@modelcontextprotocol/server';
 import { Server as LegacyServer } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator as LegacyValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import { AjvJsonSchemaValidator as ModernValidator } from '@modelcontextprotocol/server/validators/ajv';
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -57,11 +59,21 @@ async function answer<T>(fn: () => Promise<T>, asError: (e: McpDefinitionError) 
   }
 }
 
+/**
+ * The JSON Schema validators the servers are given. A server is made for each request to /mcp, and each SDK
+ * server would otherwise build an Ajv instance of its own (most of the cost of making one); it only uses it to
+ * check an elicitation's answer, which a validator shared by every server checks as well.
+ */
+let validators: { legacy: LegacyValidator; modern: ModernValidator } | undefined;
+function sharedValidators(): { legacy: LegacyValidator; modern: ModernValidator } {
+  return (validators ??= { legacy: new LegacyValidator(), modern: new ModernValidator() });
+}
+
 /** The definition as a server of the initialize era (2024-11-05 to 2025-11-25), on the 1.x SDK. */
 export function legacyServerOf(def: McpServerDefinition): LegacyServer {
   const server = new LegacyServer(
     { name: def.info.name, title: def.info.title, version: def.info.version },
-    { capabilities: capabilitiesOf(def), instructions: def.instructions },
+    { capabilities: capabilitiesOf(def), instructions: def.instructions, jsonSchemaValidator: sharedValidators().legacy },
   );
   const wrap = <T>(fn: () => Promise<T>) => answer(fn, (e) => new McpError(e.code, e.message, e.data));
   const { tools, resources, prompts } = def;
@@ -102,6 +114,7 @@ export function modernServerOf(def: McpServerDefinition): ModernServer {
     {
       capabilities: capabilitiesOf(def),
       instructions: def.instructions,
+      jsonSchemaValidator: sharedValidators().modern,
       ...(hint
         ? {
             cacheHints: {
