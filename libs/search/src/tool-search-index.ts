@@ -594,8 +594,10 @@ export class ToolSearchIndex {
     this.groupTouched = new Int32Array(cap);
   }
 
-  /** BM25F over the postings of the query's terms; returns how many slots got a score. */
-  /** Adds up the matches of the viewer's tools (see viewerCode); the number of tools it touched. */
+  /**
+   * BM25F over the postings of the query's terms, for the viewer's tools only (see viewerCode); returns how
+   * many slots got a score.
+   */
   private accumulate(groups: QueryGroup[], viewer: number): number {
     this.ensureScratch();
     const n = this.slotCount;
@@ -678,17 +680,16 @@ export class ToolSearchIndex {
       const slot = this.touched[i];
       let score = this.acc[slot] * (1 + (coverage * (this.matchedGroups[slot] - 1)) / groupCount);
       const nameLength = this.slotNameLengths[slot];
-      if (score * factorBound + SCORE_ROUNDING < floor) {
-        const exactPossible = nameLength > 0 && (typedNames.size > 0 || nameLength === queryWords.length);
-        if (!exactPossible || score * exactBound + SCORE_ROUNDING < floor) continue;
-      }
+      // whether the query may spell out the tool's whole name (the exact-name boost below)
+      const mayBeExact = nameLength > 0 && (typedNames.size > 0 || nameLength === queryWords.length);
+      if (score * factorBound + SCORE_ROUNDING < floor && (!mayBeExact || score * exactBound + SCORE_ROUNDING < floor)) continue;
       if (nameLength > 0) {
         const covered = this.nameGroups[slot];
         score *= 1 + (nameCoverage * Math.min(covered, nameLength)) / nameLength;
         if (covered >= nameLength - 1e-6) {
           score *= fullNameBoost;
           // the document is only read (a cache miss) for the few tools whose name the query may spell out
-          if (typedNames.size > 0 || nameLength === queryWords.length) {
+          if (mayBeExact) {
             const name = (this.slotDocs[slot] as ToolDocument).toolName;
             if (typedNames.has(name.toLowerCase()) || splitWords(name).filter(isIndexable).join(' ') === normalizedQuery) {
               score *= exactNameBoost;
