@@ -6,7 +6,8 @@ import { splitWords, termOf } from './tokenizer';
  * generic on purpose: every entry is a verb or noun that many tool catalogues use, or a product name people
  * use for the thing itself ("gmail" for email, "kubectl" for Kubernetes), never one server's tool names.
  * It was grown by reading the misses of the tuning queries in bench/eval; the holdout queries there measure
- * how well it carries over to requests it was not grown from.
+ * how well it carries over to requests it was not grown from. Words are compared as terms (lower-cased and
+ * lightly stemmed), so one form of a word stands for all of them ("logs" is "log").
  */
 export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['find', 'search', 'lookup', 'look', 'query', 'locate', 'seek'],
@@ -60,13 +61,13 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['workflow', 'pipeline', 'ci', 'build', 'job', 'action'],
   ['secret', 'credential', 'password', 'token', 'leak'],
   ['vulnerability', 'advisory', 'security', 'cve', 'vulnerable'],
-  ['dependency', 'package', 'library', 'dependencies'],
+  ['dependency', 'package', 'library'],
   ['documentation', 'docs', 'manual', 'reference', 'guide'],
   ['image', 'picture', 'photo', 'media'],
-  ['think', 'reason', 'reasoning', 'ponder'],
+  ['think', 'reason', 'ponder'],
   ['sum', 'total', 'plus', 'add'],
   ['notification', 'alert', 'unread', 'mention'],
-  ['log', 'logs', 'history'],
+  ['log', 'history'],
   ['approve', 'review'],
   ['permission', 'access', 'allowed'],
   ['info', 'information', 'details', 'metadata'],
@@ -75,7 +76,7 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['container', 'pod'],
   ['env', 'environment', 'variable'],
   ['research', 'investigate', 'study'],
-  ['invoice', 'bill', 'billing'],
+  ['invoice', 'bill'],
   ['supplier', 'vendor'],
   ['subscription', 'plan', 'membership'],
   ['coupon', 'promo', 'discount', 'voucher'],
@@ -102,7 +103,7 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['transcript', 'captions', 'subtitles'],
   ['employee', 'staff', 'colleague', 'coworker', 'teammate'],
   ['payment', 'charge', 'transaction'],
-  ['expense', 'spend', 'spending'],
+  ['expense', 'spend'],
   ['revenue', 'income', 'earnings'],
   ['quote', 'estimate', 'quotation'],
   ['deal', 'opportunity'],
@@ -121,7 +122,7 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['paper', 'article', 'publication'],
   ['hover', 'mouseover'],
   ['webhook', 'callback', 'hook'],
-  ['trace', 'tracing', 'span'],
+  ['trace', 'span'],
   ['alarm', 'alert'],
   ['downtime', 'maintenance'],
   ['dialog', 'popup', 'modal'],
@@ -133,7 +134,7 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['iframe', 'frame', 'embed'],
   ['finalize', 'finalise', 'finish'],
   ['aged', 'overdue'],
-  ['price', 'cost', 'pricing'],
+  ['price', 'cost'],
   ['product', 'sku'],
   ['epic', 'initiative'],
   ['leave', 'holiday', 'absence'],
@@ -161,14 +162,12 @@ export const SYNONYM_GROUPS: readonly (readonly string[])[] = [
 ];
 
 /**
- * One-way expansions: abbreviations and the words they stand for ("pr" → pull request), and nouns used as
- * verbs that imply an action ("email my manager" → send). Each word is tried as an alternative.
+ * One-way expansions: abbreviations and the words they stand for ("pr" → pull request, and so "prs"), and
+ * nouns used as verbs that imply an action ("email my manager" → send). Each word is tried as an alternative.
  */
 export const EXPANSIONS: Readonly<Record<string, readonly string[]>> = {
   pr: ['pull', 'request'],
-  prs: ['pull', 'request'],
   mr: ['merge', 'request'],
-  mrs: ['merge', 'request'],
   dm: ['direct', 'message'],
   k8s: ['kubernetes'],
   gh: ['github'],
@@ -193,8 +192,8 @@ export const EXPANSIONS: Readonly<Record<string, readonly string[]>> = {
   standup: ['meeting', 'event', 'recurring'],
   rum: ['real', 'user', 'monitoring'],
   book: ['schedule', 'create', 'reserve'],
-  owe: ['payable', 'aged'],
-  owes: ['receivable', 'aged'],
+  // owe and owes are one term: whoever owes whom, payables and receivables both
+  owe: ['payable', 'receivable', 'aged'],
   agenda: ['calendar', 'event'],
   car: ['driving', 'directions'],
   hot: ['temperature', 'weather'],
@@ -207,7 +206,6 @@ export const EXPANSIONS: Readonly<Record<string, readonly string[]>> = {
   approve: ['review', 'approval'],
   // short and product words for the thing itself
   pic: ['image', 'photo'],
-  pics: ['image', 'photo'],
   img: ['image'],
   vid: ['video'],
   gcal: ['google', 'calendar'],
@@ -233,10 +231,8 @@ export const EXPANSIONS: Readonly<Record<string, readonly string[]>> = {
   amt: ['amount'],
   acct: ['account'],
   txn: ['transaction'],
-  txns: ['transaction'],
   po: ['purchase', 'order'],
   kpi: ['metric'],
-  kpis: ['metric'],
   pnl: ['profit', 'loss'],
   wiki: ['page', 'documentation', 'article'],
   kb: ['knowledge', 'base', 'article'],
@@ -262,7 +258,6 @@ export const EXPANSIONS: Readonly<Record<string, readonly string[]>> = {
   tz: ['timezone', 'time', 'zone'],
   utc: ['timezone', 'time'],
   temp: ['temperature'],
-  cells: ['range'],
   cell: ['range'],
   bold: ['format', 'font'],
   italic: ['format', 'font'],
@@ -291,7 +286,6 @@ export const EXPANSIONS: Readonly<Record<string, readonly string[]>> = {
   sev1: ['severity', 'incident', 'priority'],
   nightly: ['cron', 'schedule', 'recurring'],
   gsheet: ['google', 'spreadsheet', 'sheet'],
-  gsheets: ['google', 'spreadsheet', 'sheet'],
   ts: ['typescript'],
   hr: ['employee', 'payroll'],
   ar: ['receivable'],
