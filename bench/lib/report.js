@@ -240,10 +240,11 @@ function build(figures) {
   // client (runs before 2026-12-04 measured mcp-call-tool against the SDK's direct call, and have no directPlain)
   const c = figures.callOverhead;
   const CALLS = [
-    ['mcp', 'call_tool through /mcp', '/mcp call_tool', 'addedMcp', 1.5, 'direct', 'with the SDK client'],
-    ['rpc', 'POST /api/v1/llm/mcp-call-tool', 'mcp-call-tool RPC', 'addedRpc', 1, c?.directPlain?.p50 !== undefined ? 'directPlain' : 'direct', null],
+    ['mcp', 'call_tool through /mcp', '/mcp call_tool', 'addedMcp', 1.5, 'direct'],
+    ['rpc', 'POST /api/v1/llm/mcp-call-tool', 'mcp-call-tool RPC', 'addedRpc', 1, c?.directPlain?.p50 !== undefined ? 'directPlain' : 'direct'],
   ];
-  for (const [key, label, short, addedKey, limit, floorKey, client] of CALLS) {
+  const CLIENT_OF = { direct: 'the SDK client', directPlain: 'a plain HTTP client' };
+  for (const [key, label, short, addedKey, limit, floorKey] of CALLS) {
     const name = `call overhead: <= ${limit} ms added at p50 (${short})`;
     const st = c && !c.notAvailable ? c[key] : null;
     const added = c?.[addedKey];
@@ -254,9 +255,8 @@ function build(figures) {
       target(name, null, '<=', limit, ' ms over floor', c?.mode ?? null, why);
       continue;
     }
-    const by = client ?? (floorKey === 'directPlain' ? 'with a plain HTTP client' : 'with the SDK client');
-    const floor = `${base.p50.toFixed(2)} / ${base.p99.toFixed(2)} ms direct, ${by.replace('with ', '')}`;
-    const met = target(name, added.p50, '<=', limit, ' ms over floor', c.mode, undefined, `the same call made directly ${by}, p50 ${base.p50.toFixed(2)} ms`);
+    const floor = `${base.p50.toFixed(2)} / ${base.p99.toFixed(2)} ms direct, ${CLIENT_OF[floorKey]}`;
+    const met = target(name, added.p50, '<=', limit, ' ms over floor', c.mode, undefined, `the same call made directly with ${CLIENT_OF[floorKey]}, p50 ${base.p50.toFixed(2)} ms`);
     row({ figure: `tool call: ${label}, added ms p50 / p99`, mode: c.mode, value: `${signed(added.p50)} / ${signed(added.p99)} ms`, floor, target: `p50 <= +${limit} ms`, met });
   }
 

@@ -94,9 +94,10 @@ async function run(ctx, seeded) {
     if (textOf(res) !== text) throw new Error('the direct call did not echo');
   };
   // The direct call from the plain HTTP client: a session of its own with the fixture, one POST per call.
-  const fixture = new Pool(new URL(target.url).origin, { connections: 4 });
+  const targetUrl = new URL(target.url);
+  const fixture = new Pool(targetUrl.origin, { connections: 4 });
   try {
-    paths.directPlain = await plainSession(fixture, new URL(target.url).pathname, direct.transport.protocolVersion, text);
+    paths.directPlain = await plainSession(fixture, targetUrl.pathname, direct.transport.protocolVersion, text);
   } catch (err) {
     paths.directPlainMissing = `the plain direct call: ${err.message.split('\n')[0]}`;
   }
